@@ -1,0 +1,1 @@
+"""The DWF compiler: source text to diagnostics, site IDs, schemas and the analyzed IR."""

@@ -1,0 +1,150 @@
+"""This module defines the compiler's entry points: `compile_source` runs the stages (parse,
+lower with names, sites and schemas, effect rules) over one script and returns every
+diagnostic, sorted, plus the IR when the script has no errors.
+
+A pass that raises is a compiler bug; it becomes one `DWF901` diagnostic instead of a
+traceback, so `dwfc check` answers every input with diagnostics."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+import libcst as cst
+
+from . import ir
+from .diagnostics import Diagnostic, DiagnosticSink
+from .effects import check_script
+from .lower import Lowerer
+from .parse import parse
+from .rules.internal import InternalError
+from .rules.syntax import SourceNotUtf8
+from .scopes import ASSIGN
+from .source import SourceFile, Span
+from .version import COMPILER_VERSION
+
+
+@dataclass
+class CompileResult:
+    source: SourceFile
+    diagnostics: list[Diagnostic]
+    program: ir.Program | None  # None when any diagnostic is an error
+
+    @property
+    def errors(self) -> int:
+        return sum(d.is_error for d in self.diagnostics)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.diagnostics) - self.errors
+
+    @property
+    def ok(self) -> bool:
+        return self.errors == 0
+
+
+def compile_bytes(data: bytes, path: str) -> CompileResult:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        source = SourceFile(path, data.decode("utf-8", errors="replace"))
+        line = data[: error.start].count(b"\n") + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        diagnostic = SourceNotUtf8.diagnostic(Span.point(line, column), detail=f"byte 0x{data[error.start]:02x} at offset {error.start}")
+        return CompileResult(source, [diagnostic], None)
+    return compile_source(text, path)
+
+
+def compile_source(text: str, path: str = "<script>") -> CompileResult:
+    source = SourceFile(path, text.lstrip("\ufeff"))
+    parsed = parse(source)
+    if isinstance(parsed, Diagnostic):
+        return CompileResult(source, [parsed], None)
+    sink = DiagnosticSink()
+    lowerer = Lowerer(parsed, sink, schema_builder_factory=_schema_builder)
+    body: tuple[ir.Stmt, ...] = ()
+    try:
+        body = lowerer.lower_module()
+        check_script(lowerer)
+    except RecursionError:
+        sink.report(InternalError, Span.point(1, 1), stage="lowering", detail="the script is nested too deeply to analyze")
+    except Exception as error:  # a compiler bug must not become a traceback for the user
+        sink.report(InternalError, Span.point(1, 1), stage="lowering", detail=f"{type(error).__name__}: {error}")
+    if lowerer.facts.meta_span is None and not any(d.code == "DWF001" for d in sink.sorted()):
+        from .rules.meta import MissingMeta
+
+        sink.report(MissingMeta, Span.point(1, 1))
+    diagnostics = sink.sorted()
+    program = None
+    if not sink.has_errors:
+        program = ir.Program(
+            Span(1, 1, max(1, len(source.lines)), 1), path, source.sha256, COMPILER_VERSION, body,
+            lowerer.meta_value, tuple(sorted(lowerer.schemas.items())), tuple(lowerer.sites),
+            tuple(sorted(lowerer.commands)), tuple(lowerer.facts.phase_spans),
+            tuple(sorted(lowerer.scope.bindings)),
+        )
+    return CompileResult(source, diagnostics, program)
+
+
+def _schema_builder(lowerer: Lowerer):
+    try:
+        from .schemas import SchemaBuilder
+    except ImportError:  # TEMPORARY while schemas.py is written
+        return None
+    return SchemaBuilder(typeddicts=lowerer.typeddicts, typing_names=lowerer.typing_names,
+                         constants=ModuleConstants(lowerer), span_of=lowerer.span, sink=lowerer.sink)
+
+
+class ModuleConstants(Mapping):
+    """Top-level names bound exactly once by `name = value` and never mutated, computed on
+    first use (only scripts with literal-dict schemas need it)."""
+
+    MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+                                  "update", "setdefault", "popitem", "add", "discard"})
+
+    def __init__(self, lowerer: Lowerer):
+        self._lowerer = lowerer
+
+    @cached_property
+    def _constants(self) -> dict[str, cst.BaseExpression]:
+        lowerer = self._lowerer
+        candidates = {name: bindings[0].value for name, bindings in lowerer.scope.bindings.items()
+                      if len(bindings) == 1 and bindings[0].kind == ASSIGN and bindings[0].value is not None}
+        mutated = _MutationScan()
+        lowerer.parsed.module.visit(mutated)
+        return {name: value for name, value in candidates.items() if name not in mutated.names}
+
+    def __getitem__(self, key: str) -> cst.BaseExpression:
+        return self._constants[key]
+
+    def __iter__(self):
+        return iter(self._constants)
+
+    def __len__(self) -> int:
+        return len(self._constants)
+
+
+class _MutationScan(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def _base(self, node: cst.BaseExpression) -> None:
+        while isinstance(node, (cst.Subscript, cst.Attribute)):
+            node = node.value
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, (cst.Subscript, cst.Attribute)):
+            self._base(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._base(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._base(node.target)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ModuleConstants.MUTATING_METHODS:
+            self._base(node.func.value)

@@ -1,0 +1,65 @@
+"""This module defines stage 1, parsing: libcst parses the text once, one `MetadataWrapper`
+(without the defensive deep copy, since the tree comes straight from the parser) resolves
+positions once, and a syntax error becomes exactly one `DWF001` at the right place."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Mapping
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from .diagnostics import Diagnostic
+from .rules.syntax import SyntaxError_
+from .source import Span, SourceFile
+
+
+@dataclass
+class ParsedModule:
+    source: SourceFile
+    module: cst.Module
+    positions: Mapping[cst.CSTNode, CodeRange]
+
+    def span(self, node: cst.CSTNode) -> Span:
+        return Span.from_code_range(self.positions[node])
+
+
+def parse(source: SourceFile) -> ParsedModule | Diagnostic:
+    try:
+        module = cst.parse_module(source.text)
+    except cst.ParserSyntaxError as error:
+        return _syntax_diagnostic(source, error)
+    except (RecursionError, MemoryError) as error:  # absurd nesting depth
+        return SyntaxError_.diagnostic(Span.point(1, 1), detail=f"the script is too deeply nested ({type(error).__name__})")
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    return ParsedModule(source, wrapper.module, positions)
+
+
+_LIBCST_LOCATION = re.compile(r"^(?:parser error: )?error at (\d+):(\d+): ")
+
+
+def _syntax_diagnostic(source: SourceFile, error: cst.ParserSyntaxError) -> Diagnostic:
+    """Place and word the error as CPython would (its messages are the clearest, e.g.
+    "expected ':'"); fall back to libcst's own location when CPython accepts the text."""
+    try:
+        compile(source.text, source.path, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except SyntaxError as cpython:
+        line, column = cpython.lineno or 1, cpython.offset or 1
+        detail = cpython.msg
+    except (ValueError, RecursionError, MemoryError):  # NUL bytes, absurd nesting
+        line, column, detail = error.raw_line, error.raw_column + 1, "invalid syntax"
+    else:
+        message = error.message.strip()
+        found = _LIBCST_LOCATION.match(message)
+        if found:
+            line, column = int(found[1]), int(found[2]) + 1
+            message = message[found.end():]
+        else:
+            line, column = error.raw_line, error.raw_column + 1
+        detail = message
+    line = min(max(1, line), len(source.lines) + 1)
+    return SyntaxError_.diagnostic(Span.point(line, max(1, column)), detail=detail.rstrip("."))

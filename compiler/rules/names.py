@@ -1,0 +1,249 @@
+"""This module defines the catalogue entries for names, determinism and the sandbox (DWF2xx)."""
+
+from .base import Rule
+
+
+class ForbiddenBuiltin(Rule):
+    """
+    ## What it does
+    Reports calls and references to Python builtins that DWF removes: `print`, `exec`, `eval`,
+    `compile`, `open`, `input`, `__import__`, `globals`, `locals`, `vars`, `dir`, `getattr`,
+    `setattr`, `delattr`, `hasattr`, `id`, `hash`, `type`, `object`, `super`, `memoryview`,
+    `breakpoint`, `exit`, `quit`, `help`.
+
+    ## Why is this bad?
+    Each of these either reaches outside the sandbox (files, the terminal, the interpreter's
+    own objects) or observes something that differs between runs (addresses, hash seeds), so a
+    resumed run could take a different path than the journal recorded.
+
+    ## Example
+    ```python
+    print(f"{len(changed)} files changed")
+    ```
+
+    ## Use instead
+    ```python
+    log(f"{len(changed)} files changed")
+    ```
+    """
+
+    code = "DWF201"
+    name = "forbidden-builtin"
+    message = "`{name}` is not available in DWF scripts"
+    help = "{hint}"
+
+
+class DunderName(Rule):
+    """
+    ## What it does
+    Reports any name or attribute that starts with a double underscore (`__class__`,
+    `__dict__`, `__builtins__`, ...).
+
+    ## Why is this bad?
+    Dunder walks are the classic way out of Python sandboxes
+    (`().__class__.__base__.__subclasses__()`). DWF has no use for them.
+
+    ## Example
+    ```python
+    kinds = findings.__class__.__name__
+    ```
+
+    ## Use instead
+    Work with the values themselves; use `isinstance(x, list)` to test a type.
+    """
+
+    code = "DWF202"
+    name = "dunder-access"
+    message = "Names and attributes starting with `__` are not allowed (`{name}`)"
+    help = "dunder access reaches interpreter internals; work with plain values instead"
+
+
+class StrFormat(Rule):
+    """
+    ## What it does
+    Reports calls to `str.format` and `str.format_map`.
+
+    ## Why is this bad?
+    Format strings can walk attributes and items of their arguments
+    (`"{0.__class__}".format(x)`), which makes them a sandbox escape; f-strings are compiled and
+    evaluated by the interpreter instead.
+
+    ## Example
+    ```python
+    prompt = "Review {}".format(path)
+    ```
+
+    ## Use instead
+    ```python
+    prompt = f"Review {path}"
+    ```
+    """
+
+    code = "DWF203"
+    name = "str-format"
+    message = "`.{method}()` is not allowed; use an f-string"
+    help = "write f\"...{{value}}...\" instead of a format template"
+
+
+class NondeterministicModule(Rule):
+    """
+    ## What it does
+    Reports references to (and imports of) the modules `time`, `datetime`, `random`, `uuid`,
+    `os`, `sys`, `subprocess`, `socket`, `asyncio` and `threading`.
+
+    ## Why is this bad?
+    A workflow must make the same decisions when it is resumed from its journal. Clocks,
+    randomness, the environment and ambient I/O differ between the original run and the
+    replay, so DWF offers journaled facade calls instead.
+
+    ## Example
+    ```python
+    import random
+    reviewer = random.choice(reviewers)
+    ```
+
+    ## Use instead
+    ```python
+    reviewer = reviewers[len(changed) % len(reviewers)]
+    ```
+    """
+
+    code = "DWF204"
+    name = "nondeterministic-module"
+    message = "The module `{module}` is not available in DWF scripts: {why}"
+    help = "{hint}"
+
+
+class ImportNotAllowed(Rule):
+    """
+    ## What it does
+    Reports imports outside the allow-list: `from typing import ...` (TypedDict, Literal,
+    NotRequired, Required, Optional, Union, Annotated), `import json`, `import re`,
+    `import math` and `from dwf import ...`. Star imports and relative imports are rejected too.
+
+    ## Why is this bad?
+    Every other module can reach the network, the file system or the clock, and the compiler
+    cannot prove what it does; determinism and the sandbox both depend on the allow-list.
+
+    ## Example
+    ```python
+    import requests
+    ```
+
+    ## Use instead
+    Ask a sub-agent to fetch what you need, or read the workspace with `files.read`.
+    """
+
+    code = "DWF205"
+    name = "import-not-allowed"
+    message = "{detail}"
+    help = "{hint}"
+
+
+class UndefinedName(Rule):
+    """
+    ## What it does
+    Reports a name that is bound nowhere: not a local, not a top-level variable, not a facade
+    name, not an allowed builtin, not an imported module.
+
+    ## Why is this bad?
+    The run would fail with a `NameError` when it reaches this line, possibly after paying for
+    many agent calls.
+
+    ## Example
+    ```python
+    reviews = await parallel(reviewr.ask(p) for p in changed)
+    ```
+
+    ## Use instead
+    ```python
+    reviews = await parallel(reviewer.ask(p) for p in changed)
+    ```
+    """
+
+    code = "DWF206"
+    name = "undefined-name"
+    message = "Undefined name `{name}`"
+    help = "{hint}"
+
+
+class AttributeNotAllowed(Rule):
+    """
+    ## What it does
+    Reports attribute access that DWF's sandbox does not allow when the receiver's type is
+    known at compile time: an unknown method of a literal, a member that a module does not
+    offer (`json`, `re`, `math`), a field a record does not have.
+
+    ## Why is this bad?
+    Only documented methods of plain values and records are reachable from scripts; anything
+    else would fail at run time after earlier effects were paid for.
+
+    ## Example
+    ```python
+    data = json.load(text)
+    ```
+
+    ## Use instead
+    ```python
+    data = json.loads(text)
+    ```
+    """
+
+    code = "DWF207"
+    name = "attribute-not-allowed"
+    message = "`{receiver}` has no allowed attribute `{attr}`"
+    help = "{hint}"
+
+
+class TypingOutsideAnnotation(Rule):
+    """
+    ## What it does
+    Reports typing names (`Literal`, `Optional`, a TypedDict class, ...) used as runtime
+    values, for example called or stored in a list, instead of in a `returns=` type or an
+    annotation.
+
+    ## Why is this bad?
+    Types exist only at compile time to synthesize result schemas; they have no run-time value.
+
+    ## Example
+    ```python
+    finding = Finding(path="a.py")
+    ```
+
+    ## Use instead
+    ```python
+    finding = {"path": "a.py"}
+    ```
+    """
+
+    code = "DWF208"
+    name = "type-as-value"
+    message = "`{name}` is a type and can only be used in `returns=` or an annotation"
+    help = "build plain dicts and lists; types only describe result schemas"
+
+
+class ReadOnlyArgs(Rule):
+    """
+    ## What it does
+    Reports item assignment to and deletion from the facade `args` mapping (a script that binds
+    its own `args` variable shadows the facade and is not affected).
+
+    ## Why is this bad?
+    `args` holds the run's validated arguments, journaled when the run started; a resumed run
+    must see the same values.
+
+    ## Example
+    ```python
+    args["base"] = "main"
+    ```
+
+    ## Use instead
+    ```python
+    base = args["base"] or "main"
+    ```
+    """
+
+    code = "DWF209"
+    name = "args-read-only"
+    message = "`args` is read-only"
+    help = "copy the value into a variable of your own"

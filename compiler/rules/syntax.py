@@ -1,0 +1,305 @@
+"""This module defines the catalogue entries for parse errors (DWF0xx) and for constructs
+outside the accepted syntax subset (DWF1xx)."""
+
+from .base import Rule
+
+
+class SyntaxError_(Rule):
+    """
+    ## What it does
+    Reports text that is not valid Python 3.11 syntax. Parsing stops at the first such error,
+    so a script with a syntax error gets exactly one `DWF001` and nothing else.
+
+    ## Why is this bad?
+    Nothing else can be checked, planned or run until the script parses.
+
+    ## Example
+    ```python
+    if changed
+        log("changed")
+    ```
+
+    ## Use instead
+    ```python
+    if changed:
+        log("changed")
+    ```
+    """
+
+    code = "DWF001"
+    name = "syntax-error"
+    message = "Syntax error: {detail}"
+    help = "fix the syntax at this position; nothing else is checked until the script parses"
+
+
+class SourceNotUtf8(Rule):
+    """
+    ## What it does
+    Reports a script file whose bytes are not valid UTF-8.
+
+    ## Why is this bad?
+    Scripts are journaled and hashed as UTF-8 text; any other encoding cannot be read reliably.
+
+    ## Example
+    A file saved as Latin-1 containing `"café"`.
+
+    ## Use instead
+    Save the file as UTF-8.
+    """
+
+    code = "DWF002"
+    name = "source-not-utf8"
+    message = "The file is not valid UTF-8 ({detail})"
+    help = "re-save the script as UTF-8"
+
+
+class UnsupportedStatement(Rule):
+    """
+    ## What it does
+    Reports a statement kind that DWF does not accept: `with`, `async with`, `async for`,
+    `global`, `nonlocal`, `match`, and any statement the compiler has not reviewed.
+
+    ## Why is this bad?
+    DWF accepts an allow-list of Python. Context managers, global state and pattern matching
+    either reach outside the sandbox or make the plan harder to derive, so they are rejected
+    rather than half-supported.
+
+    ## Example
+    ```python
+    with open("notes.txt") as f:
+        text = f.read()
+    ```
+
+    ## Use instead
+    ```python
+    text = await files.read("notes.txt")
+    ```
+    """
+
+    code = "DWF101"
+    name = "unsupported-statement"
+    message = "`{construct}` is not allowed in DWF scripts"
+    help = "{hint}"
+
+
+class UnsupportedExpression(Rule):
+    """
+    ## What it does
+    Reports an expression kind that DWF does not accept: `yield`, `yield from`, complex
+    numbers, bytes literals, `...` outside a statement, the matrix operator `@`, and any
+    expression the compiler has not reviewed.
+
+    ## Why is this bad?
+    Generators, bytes and complex numbers are not JSON data and have no place in a workflow's
+    values; new syntax is rejected until it is reviewed.
+
+    ## Example
+    ```python
+    def names():
+        yield "a"
+    ```
+
+    ## Use instead
+    ```python
+    def names():
+        return ["a"]
+    ```
+    """
+
+    code = "DWF102"
+    name = "unsupported-expression"
+    message = "{construct} is not allowed in DWF scripts"
+    help = "{hint}"
+
+
+class Decorator(Rule):
+    """
+    ## What it does
+    Reports decorators on functions and classes.
+
+    ## Why is this bad?
+    A decorator runs arbitrary code at definition time and can hide what a function does from
+    the planner.
+
+    ## Example
+    ```python
+    @cache
+    async def review(path):
+        ...
+    ```
+
+    ## Use instead
+    Call helpers explicitly inside the function body.
+    """
+
+    code = "DWF103"
+    name = "decorator"
+    message = "Decorators are not allowed in DWF scripts"
+    help = "remove the decorator and call the helper explicitly"
+
+
+class NonTypedDictClass(Rule):
+    """
+    ## What it does
+    Reports a `class` statement that is not a `TypedDict` declaration, and TypedDict bodies
+    that contain anything other than annotated fields, docstrings and `pass`.
+
+    ## Why is this bad?
+    Classes exist in DWF only to describe the JSON shape of typed results. Methods, default
+    values and other bases would bring objects into a language whose values are plain data.
+
+    ## Example
+    ```python
+    class Finding:
+        def __init__(self, path):
+            self.path = path
+    ```
+
+    ## Use instead
+    ```python
+    class Finding(TypedDict):
+        path: str
+    ```
+    """
+
+    code = "DWF104"
+    name = "non-typeddict-class"
+    message = "{detail}"
+    help = "declare result shapes as `class Name(TypedDict):` with annotated fields only"
+
+
+class UnsupportedParameter(Rule):
+    """
+    ## What it does
+    Reports function and lambda parameters that DWF does not accept: positional-only markers
+    (`/`), keyword-only parameters after a bare `*`, and defaults that are not literals.
+
+    ## Why is this bad?
+    DWF keeps parameters plain so calls are easy to follow on the plan; a computed default is
+    evaluated once at definition time, a classic source of surprises.
+
+    ## Example
+    ```python
+    async def review(path, *, strict=False, seen=set()):
+        ...
+    ```
+
+    ## Use instead
+    ```python
+    async def review(path, strict=False, seen=None):
+        ...
+    ```
+    """
+
+    code = "DWF105"
+    name = "unsupported-parameter"
+    message = "{detail}"
+    help = "use plain parameters with literal defaults, `*args` or `**kwargs`"
+
+
+class NotTopLevel(Rule):
+    """
+    ## What it does
+    Reports imports, the `meta` assignment and TypedDict declarations that are not at the top
+    level of the script (inside a function, loop, branch or `try`).
+
+    ## Why is this bad?
+    These are read by the compiler without running the script; a conditional or nested one
+    has no single static meaning.
+
+    ## Example
+    ```python
+    if args["fast"]:
+        import json
+    ```
+
+    ## Use instead
+    ```python
+    import json
+    ```
+    """
+
+    code = "DWF106"
+    name = "not-top-level"
+    message = "{what} must be at the top level of the script"
+    help = "move it out of the enclosing block"
+
+
+class AwaitOutsideAsync(Rule):
+    """
+    ## What it does
+    Reports `await` inside a plain `def` or a `lambda`.
+
+    ## Why is this bad?
+    Only the script body and `async def` functions may wait for an effect; Python rejects the
+    same code at run time.
+
+    ## Example
+    ```python
+    def review(path):
+        return await reviewer.ask(f"Review {path}")
+    ```
+
+    ## Use instead
+    ```python
+    async def review(path):
+        return await reviewer.ask(f"Review {path}")
+    ```
+    """
+
+    code = "DWF107"
+    name = "await-outside-async"
+    message = "`await` is only allowed at the top level of the script or inside `async def`"
+    help = "make the enclosing function `async def` and await its calls"
+
+
+class InvalidDeleteTarget(Rule):
+    """
+    ## What it does
+    Reports `del` of anything other than names and subscripts (for example an attribute).
+
+    ## Why is this bad?
+    Records and facade objects are read-only; only variables and container items can be
+    deleted.
+
+    ## Example
+    ```python
+    del result.stdout
+    ```
+
+    ## Use instead
+    ```python
+    del findings[0]
+    ```
+    """
+
+    code = "DWF108"
+    name = "invalid-delete-target"
+    message = "`del` can only remove names and subscripts"
+    help = "records and facade objects cannot be changed"
+
+
+class InvalidAssignmentTarget(Rule):
+    """
+    ## What it does
+    Reports assignment to an attribute (`x.y = ...`) and to other read-only targets.
+
+    ## Why is this bad?
+    DWF values are plain data: dicts are updated by subscript, records and facade objects are
+    read-only.
+
+    ## Example
+    ```python
+    plan.steps = []
+    ```
+
+    ## Use instead
+    ```python
+    plan["steps"] = []
+    ```
+    """
+
+    code = "DWF109"
+    name = "invalid-assignment-target"
+    message = "Cannot assign to {target}"
+    help = "assign to a name or a subscript; records and facade objects are read-only"

@@ -1,0 +1,1 @@
+"""The DWF language definition as data: syntax grammar, facade registry, allow-lists, meta schema."""

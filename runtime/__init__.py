@@ -1,0 +1,1 @@
+"""The DWF runtime: command line, interpreter, engine and ports."""

@@ -91,6 +91,7 @@ class Lowerer:
         self.function_stack: list[str] = []
         self.meta_value: object = None
         self.meta_arg_names: set[str] | None = None
+        self._meta_node: cst.Assign | None = None
         self.actor_bindings: dict[tuple[int, str], str] = {}
         self.pending_unused: list[tuple[Scope, str, Span, str]] = []
         self.schemas: dict[str, object] = {}
@@ -129,6 +130,8 @@ class Lowerer:
         module = self.parsed.module
         collect(self.scope, module)
         self._collect_types(module)
+        self._find_meta(module)
+        self._check_meta_bindings(self.scope)
         if self._schema_builder_factory is not None:
             self._schema_builder = self._schema_builder_factory(self)
             if self._schema_builder is not None:
@@ -249,9 +252,10 @@ class Lowerer:
 
     def stmt_assign(self, node: cst.Assign) -> ir.Stmt:
         span = self.span(node)
-        if (self.scope.kind == "module" and len(node.targets) == 1
-                and isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == "meta"):
-            self._meta_assignment(node)
+        if self._meta_node is None and self.scope.kind == "module" and _assigns_meta(node):
+            self.report(X.NotTopLevel, node.targets[0].target, what="The meta block")
+            if self.facts.meta_span is None:  # the script has a meta block, only misplaced
+                self.facts.meta_span = self.span(node.targets[0].target)
         value = self.expr(node.value)
         targets = tuple(self.target(t.target) for t in node.targets)
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
@@ -378,10 +382,10 @@ class Lowerer:
                 if len(node.names) > 1:
                     result = None  # handled below as several statements is not possible; keep first
             else:
-                self._report_bad_module(alias, module)
+                self._report_bad_module(alias.name, module)
         if len(node.names) > 1:
-            self.report(N.ImportNotAllowed, node, detail="Import one module per statement",
-                        help="write `import json` and `import re` on separate lines")
+            self.report(N.ImportNotAllowed, node.names[1].name, detail="Import one module per statement",
+                        help=f"write {' and '.join(f'`import {_dotted(a.name)}`' for a in node.names)} on separate lines")
         return result
 
     def _report_bad_module(self, node: cst.CSTNode, module: str) -> None:
@@ -400,12 +404,12 @@ class Lowerer:
         if not self.at_top_level:
             self.report(X.NotTopLevel, node, what="Imports")
         if node.relative:
-            self.report(N.ImportNotAllowed, node, detail="Relative imports are not allowed",
+            self.report(N.ImportNotAllowed, node.relative[0], detail="Relative imports are not allowed",
                         help="a DWF script is self-contained; only `json`, `re`, `math`, `typing` and `dwf` can be imported")
             return None
         module = _dotted(node.module) if node.module is not None else ""
         if isinstance(node.names, cst.ImportStar):
-            self.report(N.ImportNotAllowed, node, detail="Star imports are not allowed",
+            self.report(N.ImportNotAllowed, node.names, detail="Star imports are not allowed",
                         help="name what you import, e.g. `from typing import TypedDict, Literal`")
             return None
         if module == "typing":
@@ -432,9 +436,10 @@ class Lowerer:
         name = node.name.value
         self._check_name(name, node.name)
         scope_of_name = ir.GLOBAL if self.scope.kind == "module" else ir.LOCAL
-        function_scope = Scope("function", self.scope, is_async=node.asynchronous, function=name)
+        function_scope = Scope("function", self.scope, is_async=node.asynchronous is not None, function=name)
         params = self.params(node.params, function_scope)
         collect(function_scope, node.body)
+        self._check_meta_bindings(function_scope)
         outer_scope, outer_phase, outer_loop, outer_blocks = self.scope, self.phase, self.loop_depth, self.block_kinds
         self.scope, self.phase, self.loop_depth, self.block_kinds = function_scope, None, 0, ["function"]
         self.function_stack.append(name)
@@ -445,15 +450,22 @@ class Lowerer:
         finally:
             self.function_stack.pop()
             self.scope, self.phase, self.loop_depth, self.block_kinds = outer_scope, outer_phase, outer_loop, outer_blocks
-        return ir.FunctionDef(span, name, params, body, node.asynchronous, tuple(sorted(function_scope.bindings)), scope_of_name)
+        return ir.FunctionDef(span, name, params, body, node.asynchronous is not None,
+                              tuple(sorted(function_scope.bindings)), scope_of_name)
 
     def params(self, parameters: cst.Parameters, scope: Scope) -> tuple[ir.Param, ...]:
         out: list[ir.Param] = []
         if parameters.posonly_params or isinstance(parameters.posonly_ind, cst.ParamSlash):
-            self.report(X.UnsupportedParameter, parameters, detail="Positional-only parameters (`/`) are not allowed")
-        if parameters.kwonly_params or isinstance(parameters.star_arg, cst.ParamStar):
-            self.report(X.UnsupportedParameter, parameters, detail="Keyword-only parameters are not allowed")
-        for param in parameters.params:
+            slash = self.span(parameters.posonly_ind) if isinstance(parameters.posonly_ind, cst.ParamSlash) else self.span(parameters)
+            self.report(X.UnsupportedParameter, Span.point(slash.line, slash.column),
+                        detail="Positional-only parameters (`/`) are not allowed")
+        if isinstance(parameters.star_arg, cst.ParamStar):
+            star = self.span(parameters.star_arg)
+            self.report(X.UnsupportedParameter, Span.point(star.line, star.column), detail="Keyword-only parameters are not allowed")
+        elif parameters.kwonly_params:
+            self.report(X.UnsupportedParameter, parameters.kwonly_params[0].name, detail="Keyword-only parameters are not allowed")
+        # Rejected parameters are still bound, so their uses do not read as undefined names.
+        for param in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params):
             out.append(self._param(param, "plain", scope))
         if isinstance(parameters.star_arg, cst.Param):
             out.append(self._param(parameters.star_arg, "star", scope))
@@ -485,6 +497,11 @@ class Lowerer:
         if self._is_typeddict(node):
             self.report(X.NotTopLevel, self._head_span(node), what="TypedDict declarations")
             return None
+        for base in node.bases:
+            if base.keyword is None and isinstance(base.value, cst.Name) and self._resolve(base.value.value) == ir.UNDEFINED:
+                self._report_undefined(base.value, base.value.value)
+                if base.value.value == "TypedDict":
+                    return None  # a TypedDict declaration that forgot its import
         self.report(X.NonTypedDictClass, self._head_span(node),
                     detail=f"The class `{name}` is not a TypedDict; DWF only allows `class {name}(TypedDict)` declarations")
         return None
@@ -494,14 +511,19 @@ class Lowerer:
 
     # ------------------------------------------------------------ meta
 
-    def _meta_assignment(self, node: cst.Assign) -> None:
+    def _find_meta(self, module: cst.Module) -> None:
+        """Read the meta block, the first top-level `meta = ...`, before anything is lowered,
+        so that `args[...]` lookups anywhere can be checked against its arguments."""
         from .meta import extract_meta  # local import: meta depends on this module's helpers
 
-        if self.facts.meta_span is not None:
+        for statement in module.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                node = next((small for small in statement.body if isinstance(small, cst.Assign) and _assigns_meta(small)), None)
+                if node is not None:
+                    break
+        else:
             return
-        if not self.at_top_level:
-            self.report(X.NotTopLevel, node, what="The meta block")
-            return
+        self._meta_node = node
         self.facts.meta_span = self.span(node.targets[0].target)
         extracted = extract_meta(node.value, self.span, self.sink)
         if extracted is None:
@@ -510,6 +532,15 @@ class Lowerer:
         self.facts.meta_phases = phases
         args_decl = self.meta_value.get("args") if isinstance(self.meta_value, dict) else None
         self.meta_arg_names = set(args_decl) if isinstance(args_decl, dict) else set()
+
+    def _check_meta_bindings(self, scope: Scope) -> None:
+        """`meta` is bound once, by the meta block; any other binding in any scope is `DWF504`
+        (a misplaced meta block without a top-level one is `DWF106` instead)."""
+        if self._meta_node is None:
+            return
+        for binding in scope.bindings.get("meta", ()):
+            if binding.node is not self._meta_node:
+                self.report(M.DuplicateMeta, _bound_name(binding.node, "meta"), first_line=self.facts.meta_span.line)
 
     # ------------------------------------------------------------ targets
 
@@ -614,6 +645,8 @@ class Lowerer:
             self.report(N.NondeterministicModule, node, module=name, why=why, hint=hint)
         elif name in B.MODULES:
             self.report(N.UndefinedName, node, name=name, hint=f"add `import {name}` at the top of the script")
+        elif name in B.TYPING_NAMES:
+            self.report(N.UndefinedName, node, name=name, hint=f"add `from typing import {name}` at the top of the script")
         else:
             visible = set(F.FACADE_NAMES) | set(B.BUILTINS)
             scope: Scope | None = self.scope
@@ -628,6 +661,9 @@ class Lowerer:
 
     def expr(self, node: cst.BaseExpression) -> ir.Expr:
         handler = EXPRESSION_HANDLERS.get(type(node))
+        if isinstance(node, cst.Yield) and isinstance(node.value, cst.From):
+            self.report(X.UnsupportedExpression, node, construct="`yield from` (generators)", hint="build and return a list instead")
+            return ir.Invalid(self.span(node), "yield from")
         if handler is None:
             construct, hint = UNSUPPORTED_EXPRESSIONS.get(type(node), (f"The expression `{type(node).__name__}`", "rewrite it with the expressions DWF allows"))
             self.report(X.UnsupportedExpression, node, construct=construct, hint=hint)
@@ -638,7 +674,7 @@ class Lowerer:
         return ir.Const(self.span(node), node.evaluated_value)
 
     def imaginary(self, node) -> ir.Expr:
-        self.report(X.UnsupportedExpression, node, construct="Complex numbers", hint="JSON has no complex numbers; use two floats")
+        self.report(X.UnsupportedExpression, node, construct="A complex number", hint="JSON has no complex numbers; use two floats")
         return ir.Invalid(self.span(node), "imaginary")
 
     def string(self, node: cst.BaseString) -> ir.Expr:
@@ -647,7 +683,7 @@ class Lowerer:
             return ir.FString(span, tuple(self._fstring_parts(node)))
         value = node.evaluated_value
         if isinstance(value, bytes):
-            self.report(X.UnsupportedExpression, node, construct="Bytes literals", hint="DWF works with text; use a str literal")
+            self.report(X.UnsupportedExpression, node, construct="A bytes literal", hint="DWF works with text; use a str literal")
             return ir.Invalid(span, "bytes")
         return ir.Const(span, value)
 
@@ -657,7 +693,7 @@ class Lowerer:
         if isinstance(node, cst.SimpleString):
             value = node.evaluated_value
             if isinstance(value, bytes):
-                self.report(X.UnsupportedExpression, node, construct="Bytes literals", hint="DWF works with text; use a str literal")
+                self.report(X.UnsupportedExpression, node, construct="A bytes literal", hint="DWF works with text; use a str literal")
                 return []
             return [value]
         prefix = node.prefix.lower().replace("f", "")
@@ -680,10 +716,11 @@ class Lowerer:
     def attribute(self, node: cst.Attribute) -> ir.Expr:
         span = self.span(node)
         attr = node.attr.value
-        if attr.startswith("__"):
-            self.report(N.DunderName, node.attr, name=attr)
-            return ir.Invalid(span, "dunder")
-        if attr in B.FORBIDDEN_METHODS:
+        if attr.startswith("__") or attr in B.FORBIDDEN_METHODS:
+            self.expr(node.value)  # the receiver is checked too: `x.__class__.__base__` has two dunders
+            if attr.startswith("__"):
+                self.report(N.DunderName, node.attr, name=attr)
+                return ir.Invalid(span, "dunder")
             self.report(N.StrFormat, node.attr, method=attr)
             return ir.Invalid(span, "format")
         container = self._facade_container(node.value)
@@ -757,7 +794,7 @@ class Lowerer:
     def _slice_element(self, node) -> ir.Expr:
         if isinstance(node, cst.Index):
             if node.star is not None:
-                self.report(X.UnsupportedExpression, node, construct="Starred subscripts", hint="index with a single value or a slice")
+                self.report(X.UnsupportedExpression, node, construct="A starred subscript", hint="index with a single value or a slice")
             return self.expr(node.value)
         return ir.Slice(self.span(node),
                         self.expr(node.lower) if node.lower is not None else None,
@@ -796,7 +833,8 @@ class Lowerer:
 
     def await_(self, node: cst.Await) -> ir.Expr:
         if not self.scope.binding_scope().is_async or self.scope.binding_scope().kind == "lambda":
-            self.report(X.AwaitOutsideAsync, node)
+            start = self.span(node)
+            self.report(X.AwaitOutsideAsync, Span(start.line, start.column, start.line, start.column + len("await")))
         value = self.expr(node.expression)
         if isinstance(value, ir.FacadeCall):
             member = F.BY_QUALIFIED.get(value.op)
@@ -816,6 +854,7 @@ class Lowerer:
         scope = Scope("lambda", self.scope, is_async=False, function=self.function)
         params = self.params(node.params, scope)
         collect(scope, node.body)
+        self._check_meta_bindings(scope)
         outer = self.scope
         self.scope = scope
         try:
@@ -853,6 +892,7 @@ class Lowerer:
             bind_targets(scope, clause.target, clause)
             fors.append(clause)
             clause = clause.inner_for_in
+        self._check_meta_bindings(scope)
         first_iter = self.expr(fors[0].iter)  # evaluated in the enclosing scope
         outer = self.scope
         self.scope = scope
@@ -1017,6 +1057,26 @@ def _dotted(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Attribute):
         return f"{_dotted(node.value)}.{node.attr.value}"
     return ""
+
+
+def _assigns_meta(node: cst.Assign) -> bool:
+    return len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == "meta"
+
+
+def _bound_name(node: cst.CSTNode, name: str) -> cst.CSTNode:
+    """The first `Name` node spelling `name` inside a binding statement (its target)."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return node.name
+    found: list[cst.Name] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Name(self, candidate: cst.Name) -> bool:
+            if candidate.value == name and not found:
+                found.append(candidate)
+            return False
+
+    node.visit(Finder())
+    return found[0] if found else node
 
 
 def _merge_text(parts: list) -> list:

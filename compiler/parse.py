@@ -30,7 +30,7 @@ class ParsedModule:
 def parse(source: SourceFile) -> ParsedModule | Diagnostic:
     try:
         module = cst.parse_module(source.text)
-    except cst.ParserSyntaxError as error:
+    except (cst.ParserSyntaxError, cst.CSTValidationError) as error:  # the latter: `"a" b"b"`
         return _syntax_diagnostic(source, error)
     except (RecursionError, MemoryError) as error:  # absurd nesting depth
         return SyntaxError_.diagnostic(Span.point(1, 1), detail=f"the script is too deeply nested ({type(error).__name__})")
@@ -42,7 +42,7 @@ def parse(source: SourceFile) -> ParsedModule | Diagnostic:
 _LIBCST_LOCATION = re.compile(r"^(?:parser error: )?error at (\d+):(\d+): ")
 
 
-def _syntax_diagnostic(source: SourceFile, error: cst.ParserSyntaxError) -> Diagnostic:
+def _syntax_diagnostic(source: SourceFile, error: cst.ParserSyntaxError | cst.CSTValidationError) -> Diagnostic:
     """Place and word the error as CPython would (its messages are the clearest, e.g.
     "expected ':'"); fall back to libcst's own location when CPython accepts the text."""
     try:
@@ -51,8 +51,10 @@ def _syntax_diagnostic(source: SourceFile, error: cst.ParserSyntaxError) -> Diag
         line, column = cpython.lineno or 1, cpython.offset or 1
         detail = cpython.msg
     except (ValueError, RecursionError, MemoryError):  # NUL bytes, absurd nesting
-        line, column, detail = error.raw_line, error.raw_column + 1, "invalid syntax"
+        line, column, detail = getattr(error, "raw_line", 1), getattr(error, "raw_column", 0) + 1, "invalid syntax"
     else:
+        if isinstance(error, cst.CSTValidationError):
+            return SyntaxError_.diagnostic(Span.point(1, 1), detail=str(error).rstrip("."))
         message = error.message.strip()
         found = _LIBCST_LOCATION.match(message)
         if found:

@@ -285,12 +285,12 @@ def test_descriptions_from_docstring_field_strings_and_annotated():
             annotated: Annotated[int, "Count of things."]
             both: Annotated[int, "loses"]
             "wins"
+            "a second string is not a description"
             inner: Inner
             inner_described: Inner
             "Overrides the docstring here."
             optional: NotRequired[Annotated[str, "inside NotRequired"]]
             outer: Annotated[NotRequired[str], "outside NotRequired"]
-            "unused string after a field description"
             undocumented: bool
     ''')
     props = result["properties"]

@@ -1,0 +1,46 @@
+"""This module defines run-argument validation against `meta["args"]` (LANGUAGE §3): every
+problem is reported at once (unknown name, missing required, wrong type), and defaults fill in."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from dwf.grammar.meta import value_matches_arg_type
+
+
+class ArgumentError(Exception):
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def validate_args(meta: Any, given: dict[str, Any]) -> dict[str, Any]:
+    declared = meta.get("args") if isinstance(meta, dict) else None
+    declared = declared if isinstance(declared, dict) else {}
+    problems: list[str] = []
+    values: dict[str, Any] = {}
+    for name in given:
+        if name not in declared:
+            close = difflib.get_close_matches(name, list(declared), n=1)
+            if close:
+                problems.append(f"unknown argument `{name}` (did you mean `{close[0]}`?)")
+            elif declared:
+                problems.append(f"unknown argument `{name}` (declared: {', '.join(sorted(declared))})")
+            else:
+                problems.append(f"unknown argument `{name}`: this workflow declares no arguments")
+    for name, spec in declared.items():
+        arg_type = spec.get("type", "json")
+        if name in given:
+            value = given[name]
+            if not value_matches_arg_type(value, arg_type):
+                problems.append(f"argument `{name}` must be of type {arg_type}, got {value!r}")
+                continue
+            values[name] = value
+        elif "default" in spec:
+            values[name] = spec["default"]
+        elif spec.get("required"):
+            problems.append(f"missing required argument `{name}` ({arg_type})")
+    if problems:
+        raise ArgumentError(problems)
+    return values

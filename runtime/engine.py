@@ -1,0 +1,561 @@
+"""This module defines the engine: the run contract of RUNTIME §1 and the effect host the
+interpreter calls.
+
+Run contract. `Engine.start(request)` validates everything first (compile errors, meta,
+arguments, caps, the approved command set) and raises `StartError` before any effect and
+before the run row exists. It returns a `Run` whose `result` never raises; `cancel(reason)`
+stops the run (pending effects are cancelled, the script dies at its next await, and if it has
+not settled within the grace period the run is force-settled as `stopped`); `dispose()` is
+idempotent and bounded. The first settlement wins and `run-settled` is the last event.
+
+Scheduling (RUNTIME §3). Asks on one actor are admitted FIFO and run one at a time (a fair
+per-actor lock); across actors at most `max_concurrency` asks are in flight (an anyio capacity
+limiter whose size can change on a live run: raising it admits waiting asks at once, lowering
+it never recalls running ones). World reads and commands are outside that cap. The engine has
+no clock and no randomness: journaled outcomes are keyed by site and occurrence, never by
+completion order.
+
+Effects. Every effect goes through `_effect`: the journal is consulted first (a completed or
+failed row with the same key replays without calling a port; a different input hash fails the
+run with `InputHashMismatch`), then the row is written `running`, the port is called, and the
+row is settled. Each `node-started` gets exactly one `node-settled`, on every path.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import anyio
+import jsonschema
+
+from dwf.compiler import ir
+from dwf.compiler.compile import compile_source
+
+from . import sandbox
+from .arguments import ArgumentError, validate_args
+from .errors import FatalError, ScriptError
+from .events import EventBus, Listener
+from .interpreter import Interpreter
+from .journal import JournalStore, MemoryJournal, NodeRow, RunRow, input_hash
+from .limits import Limits
+from .ports import NUDGE_MESSAGE, ActorSpec, AgentPort, AskError, AskRequest, QuestionPort, Usage, Verdict
+from .records import Record, to_journal
+from .values import ActorHandle
+
+REPAIR_ATTEMPTS = 3
+NUDGE_ATTEMPTS = 1
+MAX_ESCALATIONS_PER_ASK = 3
+DEFAULT_GRACE_PERIOD_S = 5.0
+INSTRUCTIONS_HEAD = 240
+
+
+def default_max_concurrency() -> int:
+    return max(1, min(16, (os.cpu_count() or 1) - 2))
+
+
+class StartError(Exception):
+    """The request was refused before anything ran; `problems` lists every reason."""
+
+    def __init__(self, problems: list[str], diagnostics: list | None = None):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+        self.diagnostics = diagnostics or []
+
+
+@dataclass
+class StartRequest:
+    script: str
+    agent_port: AgentPort
+    path: str = "<script>"
+    args: dict = field(default_factory=dict)
+    world: Any = None  # a WorldPort (runtime.world.LocalWorld); None: reads and commands fail
+    artifacts: Any = None  # an ArtifactStore; None: artifacts fail with ArtifactError
+    questions: QuestionPort | None = None
+    journal: JournalStore | None = None
+    max_concurrency: int | None = None
+    max_agents: int | None = None
+    budget: int | None = None
+    limits: Limits = field(default_factory=Limits)
+    listeners: list[Listener] = field(default_factory=list)
+    approved_commands: frozenset[str] | None = None  # None: the script's own command set is approved
+    grace_period_s: float = DEFAULT_GRACE_PERIOD_S
+    run_id: str | None = None
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    status: str  # completed | errored | stopped
+    value: Any = None
+    error: str | None = None
+    stop_reason: str | None = None
+    agents_started: int = 0
+    usage: dict = field(default_factory=dict)
+    reports: list = field(default_factory=list)
+    traceback: str | None = None
+
+    def to_json(self) -> dict:
+        return {"run_id": self.run_id, "status": self.status, "value": self.value, "error": self.error,
+                "stop_reason": self.stop_reason, "agents_started": self.agents_started,
+                "usage": {"output_tokens": self.usage.get("output_tokens", 0)}, "reports": self.reports}
+
+
+class Engine:
+    """Owns the task group runs execute in: `async with Engine() as engine: run = engine.start(...)`."""
+
+    def __init__(self) -> None:
+        self._group = None
+        self.runs: dict[str, Run] = {}
+
+    async def __aenter__(self) -> Engine:
+        self._group = anyio.create_task_group()
+        await self._group.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info) -> bool | None:
+        for run in list(self.runs.values()):
+            if not run.settled.is_set():
+                run.cancel("interrupted")
+        return await self._group.__aexit__(*exc_info)
+
+    def start(self, request: StartRequest) -> Run:
+        if self._group is None:
+            raise RuntimeError("use `async with Engine() as engine` before starting runs")
+        run = prepare_run(request)
+        self.runs[run.id] = run
+        self._group.start_soon(run._main)
+        return run
+
+
+def prepare_run(request: StartRequest) -> Run:
+    """Validate a request completely; raise `StartError` before any effect."""
+    compiled = compile_source(request.script, request.path)
+    if compiled.program is None:
+        errors = [d for d in compiled.diagnostics if d.is_error]
+        raise StartError([f"{request.path}:{d.span.line}:{d.span.column}: {d.code} {d.message}" for d in errors],
+                         compiled.diagnostics)
+    program = compiled.program
+    problems: list[str] = []
+    try:
+        args = validate_args(program.meta, request.args)
+    except ArgumentError as error:
+        problems.extend(error.problems)
+        args = {}
+    meta = program.meta if isinstance(program.meta, dict) else {}
+    max_concurrency = request.max_concurrency or meta.get("max_concurrency") or default_max_concurrency()
+    max_agents = request.max_agents or meta.get("max_agents") or request.limits.agents
+    if not isinstance(max_concurrency, int) or max_concurrency < 1:
+        problems.append(f"max_concurrency must be an integer of at least 1, got {max_concurrency!r}")
+    if not isinstance(max_agents, int) or max_agents < 1:
+        problems.append(f"max_agents must be an integer of at least 1, got {max_agents!r}")
+    if request.budget is not None and (not isinstance(request.budget, int) or request.budget < 0):
+        problems.append(f"the budget must be a non-negative number of tokens, got {request.budget!r}")
+    if request.approved_commands is not None:
+        unapproved = sorted(set(program.commands) - set(request.approved_commands))
+        if unapproved:
+            problems.append(f"the script may run commands that were not approved: {', '.join(unapproved)}")
+    if problems:
+        raise StartError(problems)
+    return Run(request, program, args, max_concurrency, max_agents)
+
+
+class Run:
+    def __init__(self, request: StartRequest, program: ir.Program, args: dict, max_concurrency: int, max_agents: int):
+        self.request = request
+        self.program = program
+        self.id = request.run_id or f"dwfrun-{uuid.uuid4().hex}"
+        self.meta = program.meta
+        self.args = args
+        self.journal = request.journal or MemoryJournal()
+        self.events = EventBus(self.id, self.journal, request.listeners)
+        self.limiter = anyio.CapacityLimiter(max_concurrency)
+        self.max_agents = max_agents
+        self.budget_limit = request.budget
+        self.usage = Usage()
+        self.reports: list = []
+        self.actors: dict[str, ActorSpec] = {}
+        self.actor_names: dict[str, str] = {}
+        self.actor_locks: dict[str, anyio.Lock] = {}
+        self.actors_started: set[str] = set()
+        self.live_nodes: dict[tuple[str, str], str] = {}  # (site, key) -> kind, for force-settlement
+        self.phase: str | None = None
+        self.settled = anyio.Event()
+        self._result: RunResult | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._stop_reason: str | None = None
+        self._question_count = 0
+        self._validators: dict[str, jsonschema.protocols.Validator] = {}
+        self.interpreter = Interpreter(program, self, limits=request.limits, args=args)
+        self.interpreter.source_lines = request.script.splitlines()
+        self.journal.create_run(RunRow(
+            id=self.id, script=request.script, script_sha256=program.source_sha256, ir_hash=program.ir_hash,
+            compiler_version=program.compiler_version, args=args, meta=program.meta,
+            caps={"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": request.budget}))
+
+    # ------------------------------------------------------------ contract
+
+    @property
+    def result(self) -> Awaitable[RunResult]:
+        return self._wait_result()
+
+    async def _wait_result(self) -> RunResult:
+        await self.settled.wait()
+        assert self._result is not None
+        return self._result
+
+    def cancel(self, reason: str = "user") -> None:
+        if self.settled.is_set() or self._stop_reason is not None:
+            return
+        self._stop_reason = reason
+        if self._scope is not None:
+            self._scope.cancel()
+
+    async def dispose(self) -> None:
+        self.cancel("interrupted")
+        with anyio.move_on_after(self.request.grace_period_s + 1):
+            await self.settled.wait()
+        if not self.settled.is_set():
+            self._force_settle()
+
+    def set_max_concurrency(self, value: int) -> bool:
+        value = max(1, int(value))
+        previous = int(self.limiter.total_tokens)
+        if self.settled.is_set() or value == previous:
+            return False
+        self.limiter.total_tokens = value
+        self.journal.update_run(self.id, caps={"max_concurrency": value, "max_agents": self.max_agents, "budget": self.budget_limit})
+        self.events.emit("run-caps-changed", caps={"max_concurrency": value}, previous={"max_concurrency": previous})
+        return True
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def _main(self) -> None:
+        self.events.emit("run-started", caps={"max_concurrency": int(self.limiter.total_tokens), "max_agents": self.max_agents,
+                                               "budget": self.budget_limit},
+                         meta=self.meta, args=self.args)
+        status, value, error, trace = "completed", None, None, None
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._watch_grace)
+                with anyio.CancelScope() as scope:
+                    self._scope = scope
+                    value = await self.interpreter.run()
+                group.cancel_scope.cancel()
+            if self._stop_reason is not None:
+                status, value, error = "stopped", None, f"the run was stopped ({self._stop_reason})"
+        except (ScriptError, FatalError) as failure:
+            status, value = "errored", None
+            error = failure.summary()
+            trace = failure.traceback(self.interpreter.source_lines)
+        except anyio.get_cancelled_exc_class():
+            self._settle("stopped", None, f"the run was stopped ({self._stop_reason or 'interrupted'})", None)
+            raise
+        except BaseException as failure:  # an engine bug: report it as the run's error, never hang
+            status, value, error = "errored", None, f"InternalError: {type(failure).__name__}: {failure}"
+        finally:
+            await self._close_ports()
+        self._settle(status, value, error, trace)
+
+    async def _watch_grace(self) -> None:
+        """After a cancel, force-settle the run if the script has not ended within the grace period."""
+        while self._stop_reason is None:
+            await anyio.sleep(0.05)
+        await anyio.sleep(self.request.grace_period_s)
+        if not self.settled.is_set():
+            self._force_settle()
+
+    def _force_settle(self) -> None:
+        for (site, key), kind in list(self.live_nodes.items()):
+            self.events.emit("node-settled", site=site, key=key, kind=kind, outcome="cancelled")
+        self.live_nodes.clear()
+        self._settle("stopped", None, f"the run was stopped ({self._stop_reason or 'interrupted'}) and force-settled", None)
+
+    async def _close_ports(self) -> None:
+        with anyio.move_on_after(self.request.grace_period_s, shield=True):
+            try:
+                await self.request.agent_port.close()
+            except Exception:
+                pass
+
+    def _settle(self, status: str, value: Any, error: str | None, trace: str | None) -> None:
+        if self.settled.is_set():
+            return
+        stop_reason = self._stop_reason if status == "stopped" else None
+        if status == "stopped" and stop_reason is None:
+            stop_reason = "interrupted"
+        self._result = RunResult(self.id, status, value, error, stop_reason, len(self.actors_started),
+                                 self.usage.to_json(), list(self.reports), trace)
+        self.journal.update_run(self.id, status=status, stop_reason=stop_reason, result=value,
+                                error={"message": error, "traceback": trace} if error else None, usage=self.usage.to_json())
+        self.events.emit("run-settled", status=status, stop_reason=stop_reason, error=error, value=value)
+        self.settled.set()
+
+    # ------------------------------------------------------------ host: actors, phases, logs
+
+    def create_actor(self, site: str, key: str, name: str | None, system: str | None, model: str | None,
+                     agent_type: str | None) -> ActorHandle:
+        if len(self.actors) >= self.max_agents:
+            raise FatalError("LimitExceeded", f"the actor limit ({self.max_agents:,}) was exceeded")
+        if name:
+            if name in self.actor_names:
+                raise FatalError("DuplicateActorName", f"two actors are named \"{name}\" ({self.actor_names[name]} and {key})")
+            self.actor_names[name] = key
+        spec = ActorSpec(key, name or None, system, model, agent_type)
+        self.actors[key] = spec
+        self.actor_locks[key] = anyio.Lock()
+        self.journal.put_actor(self.id, site, key, name, system, model)
+        self.events.emit("actor-created", site=site, key=key, name=name, system=system, model=model,
+                         agent_type=agent_type, phase=self.phase)
+        return ActorHandle(key, name or None, site, key)
+
+    def enter_phase(self, name: str) -> None:
+        self.phase = name
+        self.events.emit("phase-entered", name=name)
+
+    def log(self, message: str) -> None:
+        self.events.emit("log", message=message, phase=self.phase)
+
+    def budget_total(self) -> int | None:
+        return self.budget_limit
+
+    def budget_spent(self) -> int:
+        return self.usage.output_tokens
+
+    # ------------------------------------------------------------ host: effects
+
+    async def _effect(self, site: str, key: str, kind: str, actor: str | None, inputs: Any,
+                      execute: Callable[[], Awaitable[Any]], queued: dict | None = None) -> Any:
+        digest = input_hash(inputs)
+        row = self.journal.get_node(self.id, site, key)
+        if row is not None and row.status in ("completed", "failed"):
+            if row.input_hash != digest:
+                raise FatalError("InputHashMismatch", f"{key}: the journal recorded different inputs for this effect")
+            self.events.emit("node-settled", site=site, key=key, kind=kind, outcome="ok" if row.status == "completed" else "failed",
+                             cached=True, phase=self.phase)
+            if row.status == "failed":
+                raise ScriptError(row.error["type"], row.error["message"])
+            return Record.from_journal(row.result)
+        self.events.emit("node-queued", site=site, key=key, kind=kind, actor=actor, phase=self.phase, **(queued or {}))
+        stored_input = inputs if len(str(inputs)) <= 4096 else {"truncated": str(inputs)[:4096]}
+        self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "running"))
+        self.live_nodes[(site, key)] = kind
+        self.events.emit("node-started", site=site, key=key, kind=kind, actor=actor, phase=self.phase)
+        outcome = "cancelled"
+        try:
+            value = await execute()
+        except ScriptError as error:
+            outcome = "failed"
+            self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "failed",
+                                          error=error.to_json()))
+            raise
+        except FatalError:
+            outcome = "failed"
+            raise
+        else:
+            outcome = "ok"
+            self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "completed",
+                                          result=to_journal(value)))
+            return value
+        finally:
+            if self.live_nodes.pop((site, key), None) is not None:
+                self.events.emit("node-settled", site=site, key=key, kind=kind, outcome=outcome, phase=self.phase)
+
+    async def ask(self, site: str, key: str, actor: ActorHandle, instructions: str, schema_key: str | None,
+                  label: str | None) -> Any:
+        spec = self.actors.get(actor.actor_id)
+        if spec is None:
+            raise FatalError("UnknownActor", "this agent does not belong to the run")
+        schema = self.program.schema(schema_key) if schema_key else None
+        inputs = {"instructions": instructions, "schema": schema, "persona": spec.system, "actor": spec.name}
+        queued = {"instructions_head": instructions[:INSTRUCTIONS_HEAD], "label": label}
+        if self.budget_limit is not None and self.usage.output_tokens >= self.budget_limit:
+            raise ScriptError("BudgetExceeded", f"the token budget ({self.budget_limit:,} output tokens) is spent")
+
+        async def execute():
+            async with self.actor_locks[spec.actor_id]:
+                async with self.limiter:
+                    self.actors_started.add(spec.actor_id)
+                    request = AskRequest(self.id, spec, site, key, instructions, schema, label)
+                    return await self._run_ask(request, schema_key)
+
+        return await self._effect(site, key, "ask", spec.name or spec.actor_id, inputs, execute, queued)
+
+    async def _run_ask(self, request: AskRequest, schema_key: str | None) -> Any:
+        channel = _Channel(self, request, schema_key)
+        port = self.request.agent_port
+        try:
+            text = await port.run_turn(request, request.instructions, channel)
+            if request.schema is None:
+                if not isinstance(text, str):
+                    raise AskError("the agent's final answer was not text")
+                return text
+            for _ in range(NUDGE_ATTEMPTS):
+                if channel.accepted or channel.exhausted:
+                    break
+                text = await port.run_turn(request, NUDGE_MESSAGE, channel)
+            if channel.accepted:
+                return channel.value
+            if channel.exhausted:
+                raise ScriptError("AskFailed", f"{request.key}: the result did not match its schema after "
+                                  f"{REPAIR_ATTEMPTS} repairs: {'; '.join(channel.last_violations)}",
+                                  details={"code": "ValidationFailed", "violations": channel.last_violations})
+            raise ScriptError("AskFailed", f"{request.key}: the agent ended its turn without submitting a result",
+                              details={"code": "ResultNotSubmitted", "final_text": text if isinstance(text, str) else None})
+        except AskError as error:
+            raise ScriptError("AskFailed", f"{request.key}: {error}", details={"code": error.code}) from None
+
+    def validator(self, schema_key: str) -> jsonschema.protocols.Validator:
+        validator = self._validators.get(schema_key)
+        if validator is None:
+            schema = self.program.schema(schema_key)
+            validator = jsonschema.Draft202012Validator(schema)
+            self._validators[schema_key] = validator
+        return validator
+
+    async def world_read(self, site: str, key: str, op: str, arguments: list) -> Any:
+        world = self.request.world
+        if world is None:
+            raise ScriptError("WorldError", "this run has no workspace to read")
+        return await self._effect(site, key, "read", None, {"op": op, "args": arguments},
+                                  lambda: world.read(op, arguments, {}))
+
+    async def world_run(self, site: str, key: str, cmd: str, arguments: list[str], timeout_s: float) -> Any:
+        world = self.request.world
+        if cmd not in self.program.commands:
+            raise FatalError("CommandNotApproved", f"`{cmd}` is not in the approved command set")
+        if world is None:
+            raise ScriptError("WorldError", "this run has no workspace to run commands in")
+        return await self._effect(site, key, "run", None, {"op": "world.run", "cmd": cmd, "args": arguments},
+                                  lambda: world.run(cmd, arguments, timeout_s), {"command": cmd})
+
+    def report(self, site: str, key: str, item: Any, artifact: str | None) -> None:
+        row = self.journal.get_node(self.id, site, key)
+        if row is not None and row.status == "completed":
+            self.reports.append(item)  # replayed: delivered before, not emitted again
+            return
+        if len(self.reports) >= self.request.limits.reports:
+            raise sandbox.limit_error("reports", self.request.limits)
+        size = len(ir.canonical_json(item).encode("utf-8"))
+        if size > self.request.limits.report_bytes:
+            raise FatalError("LimitExceeded", f"a reported item is {size:,} bytes; the report size limit is "
+                             f"{self.request.limits.report_bytes:,}")
+        self.journal.put_node(NodeRow(self.id, site, key, "report", None, input_hash(item), item, "completed",
+                                      result={"item": item, "artifact": artifact}))
+        self.reports.append(item)
+        self.events.emit("report", site=site, key=key, item=item, artifact=artifact, phase=self.phase)
+
+    async def publish_artifact(self, site: str, key: str, kind: str, values: dict) -> Any:
+        store = self.request.artifacts
+        if store is None:
+            raise ScriptError("ArtifactError", "this run has no artifact store")
+
+        async def execute():
+            options = {k: values.get(k) for k in ("title", "description")}
+            if kind == "file":
+                ref = store.publish_file(self.id, values["id"], values["path"], primary=bool(values.get("primary")), **options)
+            else:
+                ref = store.publish_markdown(self.id, values["id"], values["content"], primary=bool(values.get("primary")), **options)
+            self.events.emit("artifact-published", site=site, key=key, id=values["id"], kind=kind, ref=ref.to_json())
+            return ref
+
+        return await self._effect(site, key, "artifact", None, {"op": kind, **values}, execute)
+
+    def declare_artifact(self, site: str, key: str, kind: str, artifact_id: Any, spec: Any) -> None:
+        store = self.request.artifacts
+        if store is None:
+            return  # dashboards without a store are shown nowhere; reports still reach the run result
+        store.declare_dashboard(self.id, artifact_id, kind, spec)
+        self.events.emit("artifact-published", site=site, key=key, id=artifact_id, kind=kind, ref=None)
+
+    async def workflow(self, site: str, key: str, name: str, arguments: dict) -> Any:
+        raise FatalError("NotSupported", "workflow() needs saved workflows, which this runtime does not offer yet")
+
+    # ------------------------------------------------------------ escalation
+
+    async def escalate(self, request: AskRequest, question: str, context: str | None) -> str:
+        self._question_count += 1
+        question_id = f"dwfq-{self.id.removeprefix('dwfrun-')[:8]}-{self._question_count}"
+        self.events.emit("escalation-raised", id=question_id, site=request.site, key=request.key,
+                         actor=request.actor.name, question=question, context=context)
+        port = self.request.questions
+        if port is None:
+            answer = "No one is available to answer. Proceed on your best judgement and say what you assumed."
+        else:
+            answer = await port.ask_owner(question_id, request.actor, question, context)
+        self.events.emit("escalation-resolved", id=question_id, answer=answer)
+        return answer
+
+
+class _Channel:
+    """The engine side of one ask: validates submissions, counts repairs, relays usage."""
+
+    def __init__(self, run: Run, request: AskRequest, schema_key: str | None):
+        self.run, self.request, self.schema_key = run, request, schema_key
+        self.accepted = False
+        self.exhausted = False
+        self.value: Any = None
+        self.rejections = 0
+        self.last_violations: list[str] = []
+        self.escalations = 0
+
+    async def submit(self, value: Any) -> Verdict:
+        if self.schema_key is None:
+            return Verdict(True)
+        if self.accepted:
+            return Verdict(True, final=True)
+        violations = _violations(self.run.validator(self.schema_key), value)
+        if violations and isinstance(value, str):
+            import json
+
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                parsed = None
+            if parsed is not None:
+                parsed_violations = _violations(self.run.validator(self.schema_key), parsed)
+                if not parsed_violations:
+                    value, violations = parsed, []
+                else:
+                    violations = parsed_violations
+        if not violations:
+            self.accepted, self.value = True, value
+            return Verdict(True, final=True)
+        self.rejections += 1
+        self.last_violations = violations
+        if self.rejections > REPAIR_ATTEMPTS:
+            self.exhausted = True
+            return Verdict(False, violations, final=True)
+        self.run.events.emit("node-progress", site=self.request.site, key=self.request.key,
+                             message=f"repairing ({self.rejections}/{REPAIR_ATTEMPTS})", violations=violations)
+        return Verdict(False, violations)
+
+    async def escalate(self, question: str, context: str | None = None) -> str:
+        self.escalations += 1
+        if self.escalations > MAX_ESCALATIONS_PER_ASK:
+            return (f"You have asked {MAX_ESCALATIONS_PER_ASK} questions in this task, the most allowed. "
+                    "Proceed on your own best judgement.")
+        return await self.run.escalate(self.request, question, context)
+
+    def progress(self, message: str, **info: Any) -> None:
+        self.run.events.emit("node-progress", site=self.request.site, key=self.request.key, message=message, **info)
+
+    def usage(self, usage: Usage) -> None:
+        self.run.usage.add(usage)
+        self.run.events.emit("usage-updated", site=self.request.site, key=self.request.key, ask=usage.to_json(),
+                             run=self.run.usage.to_json())
+
+    def touched_world(self) -> None:
+        self.run.events.emit("node-progress", site=self.request.site, key=self.request.key, message="modified the workspace",
+                             touched_world=True)
+
+
+def _violations(validator, value: Any) -> list[str]:
+    out = []
+    for error in sorted(validator.iter_errors(value), key=lambda e: list(map(str, e.absolute_path))):
+        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        out.append(f"{path}: {error.message}")
+    return out

@@ -1,0 +1,106 @@
+"""This module defines the `JournalStore` interface (RUNTIME §5) and its in-memory
+implementation. The engine writes every effect through it: a node row `running` before
+dispatch, then `completed` or `failed`; reports once. A stored row with the same key is what
+replay reuses. The SQLite store implements the same interface and passes the same contract
+tests."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+def input_hash(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass
+class NodeRow:
+    run_id: str
+    site: str
+    key: str
+    kind: str  # ask | read | run | report | artifact
+    actor: str | None
+    input_hash: str
+    input: Any
+    status: str  # running | completed | failed
+    result: Any = None
+    error: Any = None
+    usage: dict = field(default_factory=dict)
+    imported: bool = False
+
+
+@dataclass
+class RunRow:
+    id: str
+    script: str
+    script_sha256: str
+    ir_hash: str
+    compiler_version: str
+    args: dict
+    meta: Any
+    caps: dict
+    status: str = "running"
+    stop_reason: str | None = None
+    result: Any = None
+    error: Any = None
+    usage: dict = field(default_factory=dict)
+    resumed_from: str | None = None
+    superseded_by: str | None = None
+
+
+class JournalStore(Protocol):
+    def create_run(self, run: RunRow) -> None: ...
+    def update_run(self, run_id: str, **fields: Any) -> None: ...
+    def get_run(self, run_id: str) -> RunRow | None: ...
+    def put_actor(self, run_id: str, site: str, key: str, name: str | None, persona: str | None, model: str | None) -> None: ...
+    def get_node(self, run_id: str, site: str, key: str) -> NodeRow | None: ...
+    def put_node(self, row: NodeRow) -> None: ...
+    def append_event(self, run_id: str, event_type: str, payload: dict) -> int: ...
+    def events(self, run_id: str, after: int = 0) -> list[dict]: ...
+
+
+class MemoryJournal:
+    """Keeps everything in dicts; values are deep-copied in and out like a database would."""
+
+    def __init__(self) -> None:
+        self.runs: dict[str, RunRow] = {}
+        self.actors: dict[tuple[str, str, str], dict] = {}
+        self.nodes: dict[tuple[str, str, str], NodeRow] = {}
+        self._events: dict[str, list[dict]] = {}
+
+    def create_run(self, run: RunRow) -> None:
+        if run.id in self.runs:
+            raise ValueError(f"run {run.id} exists")
+        self.runs[run.id] = copy.deepcopy(run)
+
+    def update_run(self, run_id: str, **fields: Any) -> None:
+        row = self.runs[run_id]
+        for name, value in fields.items():
+            setattr(row, name, copy.deepcopy(value))
+
+    def get_run(self, run_id: str) -> RunRow | None:
+        row = self.runs.get(run_id)
+        return copy.deepcopy(row) if row else None
+
+    def put_actor(self, run_id, site, key, name, persona, model) -> None:
+        self.actors[(run_id, site, key)] = {"name": name, "persona": persona, "model": model}
+
+    def get_node(self, run_id: str, site: str, key: str) -> NodeRow | None:
+        row = self.nodes.get((run_id, site, key))
+        return copy.deepcopy(row) if row else None
+
+    def put_node(self, row: NodeRow) -> None:
+        self.nodes[(row.run_id, row.site, row.key)] = copy.deepcopy(row)
+
+    def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
+        events = self._events.setdefault(run_id, [])
+        events.append({"seq": len(events) + 1, "type": event_type, "payload": copy.deepcopy(payload)})
+        return len(events)
+
+    def events(self, run_id: str, after: int = 0) -> list[dict]:
+        return [copy.deepcopy(e) for e in self._events.get(run_id, []) if e["seq"] > after]

@@ -1,0 +1,264 @@
+"""This module defines the values a script can hold besides plain data (None, bool, int, float,
+str, list, tuple, dict): insertion-ordered sets, script functions, lazy awaitables, actor
+handles, modules, builtin functions and exception types. Records live in `runtime.records`.
+
+Nothing else ever reaches script code: the sandbox (`runtime.sandbox`) only hands out values of
+these types, and every attribute access, call and operator on them goes through it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable, Iterable, Iterator
+
+
+class OrderedSet:
+    """A set that iterates in insertion order (LANGUAGE §4), backed by a dict."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Iterable = ()):
+        self._items: dict = dict.fromkeys(items)
+
+    def __iter__(self) -> Iterator:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, item) -> bool:
+        return item in self._items
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, OrderedSet):
+            return self._items.keys() == other._items.keys()
+        return NotImplemented
+
+    __hash__ = None  # mutable, like set
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(repr(i) for i in self._items) + "}" if self._items else "set()"
+
+    # Operators (|, &, -, ^, <=, <, >=, >) keep the left operand's order, then the right's.
+    def __or__(self, other): return OrderedSet([*self, *_as_set(other)])
+    def __and__(self, other):
+        other = _as_set(other)
+        return OrderedSet(i for i in self if i in other)
+    def __sub__(self, other):
+        other = _as_set(other)
+        return OrderedSet(i for i in self if i not in other)
+    def __xor__(self, other):
+        other = _as_set(other)
+        return OrderedSet([*(i for i in self if i not in other), *(i for i in other if i not in self)])
+    def __le__(self, other): return all(i in _as_set(other) for i in self)
+    def __lt__(self, other): return self <= other and len(self) < len(_as_set(other))
+    def __ge__(self, other): return _as_set(other) <= self
+    def __gt__(self, other): return _as_set(other) < self
+
+    # Methods exposed to scripts (grammar/builtins.py SET_METHODS).
+    def add(self, item) -> None: self._items[item] = None
+    def clear(self) -> None: self._items.clear()
+    def copy(self) -> OrderedSet: return OrderedSet(self)
+    def discard(self, item) -> None: self._items.pop(item, None)
+    def remove(self, item) -> None: del self._items[item]
+    def pop(self):
+        if not self._items:
+            raise KeyError("pop from an empty set")
+        key = next(iter(self._items))
+        del self._items[key]
+        return key
+    def union(self, *others): return OrderedSet([*self, *(i for o in others for i in o)])
+    def intersection(self, *others):
+        result = self
+        for other in others:
+            result = result & OrderedSet(other)
+        return result.copy()
+    def difference(self, *others):
+        result = self
+        for other in others:
+            result = result - OrderedSet(other)
+        return result.copy()
+    def symmetric_difference(self, other): return self ^ OrderedSet(other)
+    def update(self, *others) -> None:
+        for other in others:
+            self._items.update(dict.fromkeys(other))
+    def intersection_update(self, *others) -> None: self._items = self.intersection(*others)._items
+    def difference_update(self, *others) -> None: self._items = self.difference(*others)._items
+    def symmetric_difference_update(self, other) -> None: self._items = (self ^ OrderedSet(other))._items
+    def isdisjoint(self, other) -> bool: return not any(i in self for i in other)
+    def issubset(self, other) -> bool: return self <= OrderedSet(other)
+    def issuperset(self, other) -> bool: return OrderedSet(other) <= self
+
+
+def _as_set(value) -> OrderedSet:
+    if isinstance(value, OrderedSet):
+        return value
+    raise TypeError(f"unsupported operand: set and {type_name(value)}")
+
+
+class ScriptFunction:
+    """A `def`, `async def` or `lambda` of the script, with its defining environment."""
+
+    __slots__ = ("name", "code", "env", "defaults", "is_async")
+
+    def __init__(self, name: str, code: Any, env: Any, defaults: tuple, is_async: bool):
+        self.name, self.code, self.env, self.defaults, self.is_async = name, code, env, defaults, is_async
+
+    def __repr__(self) -> str:
+        return f"<function {self.name}>"
+
+
+class LazyAwaitable:
+    """An effect or coroutine that starts only when awaited or handed to a join (LANGUAGE §4).
+
+    `start` builds the coroutine; the first await runs it and later awaits share its outcome,
+    so handing one awaitable to two joins never repeats its effect.
+    """
+
+    __slots__ = ("start", "description", "_outcome", "_running")
+
+    def __init__(self, start: Callable[[], Awaitable[Any]], description: str):
+        self.start = start
+        self.description = description
+        self._outcome: tuple[bool, Any] | None = None
+        self._running = None
+
+    async def wait(self) -> Any:
+        if self._outcome is None:
+            if self._running is not None:
+                return await self._running.wait()
+            import anyio
+
+            self._running = anyio.Event()
+            running = self._running
+            try:
+                value = await self.start()
+            except BaseException as error:
+                self._outcome = (False, error)
+                raise
+            else:
+                self._outcome = (True, value)
+            finally:
+                running.set()
+            return value
+        ok, value = self._outcome
+        if ok:
+            return value
+        raise value
+
+    def __repr__(self) -> str:
+        return f"<awaitable {self.description}>"
+
+
+class ActorHandle:
+    """The script's handle on an actor created by `agent()`."""
+
+    __slots__ = ("actor_id", "name", "site", "key")
+
+    def __init__(self, actor_id: str, name: str | None, site: str, key: str):
+        self.actor_id, self.name, self.site, self.key = actor_id, name, site, key
+
+    def __repr__(self) -> str:
+        return f"<agent {self.name or self.actor_id}>"
+
+
+class Module:
+    """An importable module (`json`, `re`, `math`): a read-only namespace of allowed members."""
+
+    __slots__ = ("name", "members")
+
+    def __init__(self, name: str, members: dict[str, Any]):
+        self.name, self.members = name, members
+
+    def __repr__(self) -> str:
+        return f"<module {self.name}>"
+
+
+class BuiltinFunction:
+    """A builtin or module function. `fn(interp, args, kwargs)` gets the interpreter so it can
+    apply limits and call script functions (for `key=`, `map`, `filter`)."""
+
+    __slots__ = ("name", "fn")
+
+    def __init__(self, name: str, fn: Callable):
+        self.name, self.fn = name, fn
+
+    def __repr__(self) -> str:
+        return f"<built-in function {self.name}>"
+
+
+class BoundMethod:
+    """A method of a plain value fetched through the sandbox's allow-list."""
+
+    __slots__ = ("receiver", "name", "fn")
+
+    def __init__(self, receiver: Any, name: str, fn: Callable):
+        self.receiver, self.name, self.fn = receiver, name, fn
+
+    def __repr__(self) -> str:
+        return f"<method {self.name} of {type_name(self.receiver)}>"
+
+
+class ExceptionType:
+    """A script-visible exception type (`ValueError`, `AskFailed`, ...)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<class '{self.name}'>"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ExceptionType) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(("ExceptionType", self.name))
+
+
+class Facade:
+    """A facade container (`files`, `git`, `world`, `artifact`, `budget`) as a value."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<facade {self.name}>"
+
+
+class ReadOnlyMapping(dict):
+    """`args`: a dict the script can read but not change."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("`args` is read-only")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
+
+
+def type_name(value: Any) -> str:
+    """The DWF name of a value's type, for messages."""
+    from .errors import ScriptError
+    from .records import Record
+
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, Record):
+        return value.type_name
+    if isinstance(value, OrderedSet):
+        return "set"
+    if isinstance(value, ScriptFunction):
+        return "function"
+    if isinstance(value, LazyAwaitable):
+        return "awaitable"
+    if isinstance(value, ActorHandle):
+        return "Agent"
+    if isinstance(value, ScriptError):
+        return value.type_name
+    if isinstance(value, (BuiltinFunction, BoundMethod)):
+        return "builtin_function"
+    return {int: "int", float: "float", str: "str", list: "list", tuple: "tuple", dict: "dict",
+            ReadOnlyMapping: "dict"}.get(type(value), type(value).__name__)

@@ -126,6 +126,7 @@ class Engine:
         if self._group is None:
             raise RuntimeError("use `async with Engine() as engine` before starting runs")
         run = prepare_run(request)
+        run._spawn = self._group.start_soon
         self.runs[run.id] = run
         self._group.start_soon(run._main)
         return run
@@ -186,6 +187,7 @@ class Run:
         self.settled = anyio.Event()
         self._result: RunResult | None = None
         self._scope: anyio.CancelScope | None = None
+        self._spawn: Callable | None = None  # the engine's start_soon, for the grace-period watchdog
         self._stop_reason: str | None = None
         self._question_count = 0
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
@@ -213,6 +215,8 @@ class Run:
         self._stop_reason = reason
         if self._scope is not None:
             self._scope.cancel()
+        if self._spawn is not None:
+            self._spawn(self._watch_grace)
 
     async def dispose(self) -> None:
         self.cancel("interrupted")
@@ -239,12 +243,11 @@ class Run:
                          meta=self.meta, args=self.args)
         status, value, error, trace = "completed", None, None, None
         try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(self._watch_grace)
-                with anyio.CancelScope() as scope:
-                    self._scope = scope
-                    value = await self.interpreter.run()
-                group.cancel_scope.cancel()
+            with anyio.CancelScope() as scope:
+                self._scope = scope
+                if self._stop_reason is not None:
+                    scope.cancel()
+                value = await self.interpreter.run()
             if self._stop_reason is not None:
                 status, value, error = "stopped", None, f"the run was stopped ({self._stop_reason})"
         except (ScriptError, FatalError) as failure:
@@ -262,8 +265,6 @@ class Run:
 
     async def _watch_grace(self) -> None:
         """After a cancel, force-settle the run if the script has not ended within the grace period."""
-        while self._stop_reason is None:
-            await anyio.sleep(0.05)
         await anyio.sleep(self.request.grace_period_s)
         if not self.settled.is_set():
             self._force_settle()

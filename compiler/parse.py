@@ -35,7 +35,10 @@ def parse(source: SourceFile) -> ParsedModule | Diagnostic:
     except (RecursionError, MemoryError) as error:  # absurd nesting depth
         return SyntaxError_.diagnostic(Span.point(1, 1), detail=f"the script is too deeply nested ({type(error).__name__})")
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
+    # `wrapper.resolve(PositionProvider)` would also run libcst's batchable-provider pass, a
+    # full traversal that does nothing when no batchable provider is asked for (libcst 1.9);
+    # generating the one provider directly resolves positions in a single codegen pass.
+    positions = PositionProvider()._gen(wrapper)
     return ParsedModule(source, wrapper.module, positions)
 
 

@@ -1,8 +1,6 @@
-"""This module defines the compiler version recorded in every IR program and journal row."""
+"""This module defines the compiler version recorded in every IR program and journal row.
 
-from importlib import metadata
+It is a constant (kept equal to `pyproject.toml`'s version by `tests/test_packaging.py`), so
+start-up does not pay for `importlib.metadata`."""
 
-try:
-    COMPILER_VERSION = metadata.version("dwf")
-except metadata.PackageNotFoundError:  # running from a source tree that was never installed
-    COMPILER_VERSION = "0.1.0"
+COMPILER_VERSION = "0.1.0"

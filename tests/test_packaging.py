@@ -35,6 +35,9 @@ def test_wheel_installs_and_imports(tmp_path):
     assert {"dwf/grammar/dwf.lark", "dwf/grammar/meta.schema.json", "dwf/compiler/rules/__init__.py",
             "dwf/runtime/cli.py"} <= names
     assert "Requires-Dist: libcst==1.9.0" in metadata
+    from dwf.compiler.version import COMPILER_VERSION
+
+    assert f"Version: {COMPILER_VERSION}\n" in metadata
     probe = ("import dwf.grammar, dwf.compiler, dwf.runtime, dwf.compiler.rules;"
              "from dwf.grammar.meta import meta_schema; from dwf.grammar.syntax import accepts;"
              "print(dwf.compiler.__file__); print(meta_schema()['title']); print(accepts('x = 1\\n'))")

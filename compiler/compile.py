@@ -88,10 +88,8 @@ def compile_source(text: str, path: str = "<script>") -> CompileResult:
 
 
 def _schema_builder(lowerer: Lowerer):
-    try:
-        from .schemas import SchemaBuilder
-    except ImportError:  # TEMPORARY while schemas.py is written
-        return None
+    from .schemas import SchemaBuilder
+
     return SchemaBuilder(typeddicts=lowerer.typeddicts, typing_names=lowerer.typing_names,
                          constants=ModuleConstants(lowerer), span_of=lowerer.span, sink=lowerer.sink)
 
@@ -105,11 +103,12 @@ class ModuleConstants(Mapping):
 
     def __init__(self, lowerer: Lowerer):
         self._lowerer = lowerer
+        self._module_scope = lowerer.scope.module()
 
     @cached_property
     def _constants(self) -> dict[str, cst.BaseExpression]:
         lowerer = self._lowerer
-        candidates = {name: bindings[0].value for name, bindings in lowerer.scope.bindings.items()
+        candidates = {name: bindings[0].value for name, bindings in self._module_scope.bindings.items()
                       if len(bindings) == 1 and bindings[0].kind == ASSIGN and bindings[0].value is not None}
         mutated = _MutationScan()
         lowerer.parsed.module.visit(mutated)

@@ -19,7 +19,9 @@ from .source import Span
 
 from . import ir
 from .rules import effects as E
+from .rules import schemas as S
 from .literals import literal_string
+from .scopes import ASYNC_DEF, DEF
 
 ARTIFACT_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 SHELL_SYNTAX = re.compile(r"[\s|;&<>$`]")
@@ -33,6 +35,7 @@ class ActorFact:
     name: str | None  # the literal name, if any
     pattern: str | None  # display name or pattern (`reviewer-{path}`)
     in_loop: bool
+    name_span: Span | None = None  # the name argument
 
 
 @dataclass
@@ -42,6 +45,7 @@ class ArtifactFact:
     id: str | None
     kind: str  # facade member: file, markdown, chart, table, metrics, board
     primary_span: Span | None
+    id_span: Span | None = None
 
 
 @dataclass
@@ -66,12 +70,25 @@ class Facts:
     function_has_step: dict[str, bool] = field(default_factory=dict)
     function_refs: dict[str, set[str]] = field(default_factory=dict)
     has_asks: bool = False
+    phase_marked: bool = False  # any `phase()` statement, even a rejected one
     meta_phases: list[tuple[str, Span]] | None = None
     meta_span: Span | None = None
 
 
-def non_json_description(value: ir.Expr) -> str | None:
-    """What a value is when it is statically known not to be JSON data."""
+AN_AWAITABLE = "An awaitable (missing `await`?)"
+
+
+def non_json_description(value: ir.Expr, lowerer=None) -> str | None:
+    """What a value is when it is statically known not to be JSON data (with the lowerer,
+    names of functions and actors and calls of `async def` functions are known too)."""
+    if lowerer is not None and isinstance(value, ir.Name) and value.scope in (ir.GLOBAL, ir.LOCAL, ir.FREE):
+        if lowerer._binds_only(value.id, (DEF, ASYNC_DEF)):
+            return f"The function `{value.id}`"
+        if lowerer._static_record(cst.Name(value.id)) == "Agent":
+            return f"The actor `{value.id}`"
+    if lowerer is not None and isinstance(value, ir.Call) and isinstance(value.func, ir.Name) \
+            and lowerer._binds_only(value.func.id, (ASYNC_DEF,)):
+        return AN_AWAITABLE
     if isinstance(value, (ir.Set, ir.SetComp)):
         return "A set"
     if isinstance(value, ir.Lambda):
@@ -83,16 +100,31 @@ def non_json_description(value: ir.Expr) -> str | None:
             return "An actor"
         member = F.BY_QUALIFIED.get(value.op if value.op != "ask" else "Agent.ask")
         if member is not None and member.awaitable:
-            return "An awaitable (missing `await`?)"
+            return AN_AWAITABLE
     return None
 
 
-def _argument(node: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
-    positional = [a for a in node.args if a.keyword is None and not a.star]
+def non_json_help(what: str) -> str | None:
+    return "add `await` to use its result" if what == AN_AWAITABLE else None
+
+
+def call_argument(node: cst.Call, position: int | None, keyword: str) -> cst.BaseExpression | None:
+    """The expression passed for a parameter, by keyword or by position. When `*args` or
+    `**kwargs` may supply a positional parameter, the unpacked expression is returned, so that
+    checks which need a literal (commands, names, ids) see a computed value."""
     for arg in node.args:
         if arg.keyword is not None and arg.keyword.value == keyword:
             return arg.value
-    return positional[position].value if position is not None and len(positional) > position else None
+    if position is None:
+        return None
+    index = 0
+    for arg in node.args:
+        if arg.keyword is not None:
+            continue
+        if arg.star or index == position:
+            return arg.value
+        index += 1
+    return None
 
 
 def _literal(node: cst.BaseExpression | None) -> str | None:
@@ -124,11 +156,11 @@ class FacadeCallChecks:
 
     def after_arguments(self, args, keywords, receiver) -> str | None:
         if self.member.name == "report" and args:
-            what = non_json_description(args[0])
+            what = non_json_description(args[0], self.lowerer)
             if what:
-                self.lowerer.sink.report(E.ReportNotJson, args[0].span, what=what, action="reported")
+                self.lowerer.sink.report(E.ReportNotJson, args[0].span, what=what, action="reported", help=non_json_help(what))
         if self.member.qualified == "Agent.ask":
-            returns = _argument(self.node, None, "returns")
+            returns = call_argument(self.node, None, "returns")
             if returns is not None:
                 return self._schema(returns)
         return None
@@ -139,12 +171,12 @@ class FacadeCallChecks:
         facts, lowerer = self.lowerer.facts, self.lowerer
         if lowerer.function is not None:
             facts.function_has_step[lowerer.function] = True
-        elif lowerer.phase is not None:
+        if lowerer.phase is not None:  # also a phase marked inside a helper function
             facts.phase_has_step[lowerer.phase] = True
 
     def _check_agent(self) -> None:
         lowerer = self.lowerer
-        name_node = _argument(self.node, 0, "name")
+        name_node = call_argument(self.node, 0, "name")
         literal = _literal(name_node)
         pattern = literal
         if name_node is not None and literal is None and isinstance(name_node, cst.FormattedString):
@@ -152,10 +184,11 @@ class FacadeCallChecks:
         in_loop = lowerer.loop_depth > 0
         if literal and in_loop:
             lowerer.report(E.LiteralActorNameInLoop, name_node, name=literal)
-        lowerer.facts.actors.append(ActorFact(self.site, lowerer.span(self.node), literal or None, pattern, in_loop))
+        lowerer.facts.actors.append(ActorFact(self.site, lowerer.span(self.node), literal or None, pattern, in_loop,
+                                               lowerer.span(name_node) if name_node is not None else None))
         self.actor = pattern
         for keyword in ("model", "agent_type"):
-            value = _argument(self.node, None, keyword)
+            value = call_argument(self.node, None, keyword)
             if value is None or (isinstance(value, cst.Name) and value.value == "None"):
                 continue
             text = _literal(value)
@@ -170,7 +203,7 @@ class FacadeCallChecks:
         lowerer.facts.has_asks = True
         receiver = self.node.func.value
         self.actor = _receiver_label(lowerer, receiver)
-        label = _argument(self.node, None, "label")
+        label = call_argument(self.node, None, "label")
         if label is not None:
             if not isinstance(label, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
                 lowerer.report(E.InvalidAskArgument, label, detail="`label=` must be a string or an f-string",
@@ -178,33 +211,40 @@ class FacadeCallChecks:
             else:
                 self.detail = _head(lowerer, label)
         if self.detail is None:
-            instructions = _argument(self.node, 0, "instructions")
+            instructions = call_argument(self.node, 0, "instructions")
             if instructions is not None:
                 self.detail = _head(lowerer, instructions)
 
     def _check_run(self) -> None:
         lowerer = self.lowerer
-        cmd = _argument(self.node, 0, "cmd")
+        cmd = call_argument(self.node, 0, "cmd")
         if cmd is None:
             return
         command = _literal(cmd) if not isinstance(cmd, cst.FormattedString) else None
         if command is None:
             lowerer.report(E.CommandNotLiteral, cmd)
             return
-        problem = None
+        problem = help = None
+        found = SHELL_SYNTAX.search(command)
         if not command:
             problem = "is empty"
-        elif SHELL_SYNTAX.search(command):
-            problem = "contains whitespace or shell syntax"
+        elif found and found.group().isspace():
+            problem = "contains whitespace"
+            words = command.split()
+            if not any(SHELL_SYNTAX.search(word) for word in words):
+                rest = ", ".join(f'"{word}"' for word in words[1:])
+                help = f'there is no shell: write `world.run("{words[0]}", [{rest}])`'
+        elif found:
+            problem = f"contains the shell character `{found.group()}`"
         if problem:
-            lowerer.report(E.InvalidCommand, cmd, command=f"\"{command}\"", problem=problem)
+            lowerer.report(E.InvalidCommand, cmd, command=f"\"{command}\"", problem=problem, help=help)
             return
         self.command = command
         lowerer.commands.add(command)
 
     def _check_report(self) -> None:
         lowerer = self.lowerer
-        tag = _argument(self.node, 1, "artifact")
+        tag = call_argument(self.node, 1, "artifact")
         if tag is None or (isinstance(tag, cst.Name) and tag.value == "None"):
             lowerer.facts.reports.append(ReportFact(self.site, lowerer.span(self.node), None, None, True))
             return
@@ -215,13 +255,16 @@ class FacadeCallChecks:
     def _check_artifact(self) -> None:
         lowerer = self.lowerer
         kind = self.member.name
-        id_node = _argument(self.node, 0, "id")
+        id_node = call_argument(self.node, 0, "id")
         artifact_id = _literal(id_node) if id_node is not None else None
         if id_node is not None:
             if artifact_id is None:
                 lowerer.report(E.InvalidArtifactId, id_node, detail="The artifact id must be a string literal")
             elif not ARTIFACT_ID.match(artifact_id):
-                why = "is empty" if not artifact_id else f"is {len(artifact_id)} characters; the limit is 64" if len(artifact_id) > 64 else "contains characters outside [A-Za-z0-9_.-]"
+                bad = next((c for c in artifact_id if not ARTIFACT_ID.match(c)), None)
+                why = ("is empty" if not artifact_id else
+                       f"contains {'a space' if bad == ' ' else f'the character `{bad}`'}" if bad is not None else
+                       f"is {len(artifact_id)} characters; the limit is 64")
                 lowerer.report(E.InvalidArtifactId, id_node, detail=f"The artifact id \"{artifact_id}\" {why}")
                 artifact_id = None
         if kind in F.DASHBOARD_KINDS:
@@ -234,22 +277,23 @@ class FacadeCallChecks:
                 context = "a branch" if "branch" in lowerer.block_kinds else "a `try` block"
             if context:
                 lowerer.report(E.DashboardNotTopLevel, self.node, context=context)
-        primary_node = _argument(self.node, None, "primary")
+        primary_node = call_argument(self.node, None, "primary")
         primary_span = None
         if isinstance(primary_node, cst.Name) and primary_node.value == "True":
             primary_span = lowerer.span(primary_node)
         if kind in F.DASHBOARD_KINDS:
-            spec = _argument(self.node, 1, "spec")
+            spec = call_argument(self.node, 1, "spec")
             if isinstance(spec, cst.Dict):
                 for element in spec.elements:
                     if isinstance(element, cst.DictElement) and _literal(element.key) == "primary" \
                             and isinstance(element.value, cst.Name) and element.value.value == "True":
                         primary_span = lowerer.span(element.value)
-        lowerer.facts.artifacts.append(ArtifactFact(self.site, lowerer.span(self.node), artifact_id, kind, primary_span))
+        lowerer.facts.artifacts.append(ArtifactFact(self.site, lowerer.span(self.node), artifact_id, kind, primary_span,
+                                                     lowerer.span(id_node) if id_node is not None else None))
         self.detail = artifact_id
 
     def _check_workflow(self) -> None:
-        name = _argument(self.node, 0, "name")
+        name = call_argument(self.node, 0, "name")
         if name is not None and _literal(name) is None:
             self.lowerer.report(E.NestedWorkflow, name)
         elif name is not None:
@@ -263,6 +307,10 @@ class FacadeCallChecks:
             return None  # untyped: the actor's final text
         builder = lowerer._schema_builder
         if builder is None:
+            return None
+        if isinstance(returns, cst.Name) and lowerer._resolve(returns.value) in (ir.LOCAL, ir.FREE):
+            lowerer.report(S.ReturnsNotConstant, returns, hint=f"`{returns.value}` is a local variable: bind the schema "
+                           "dict once at the top level and never reassign or mutate it")
             return None
         result = builder.for_returns(returns)
         if result is None:
@@ -294,7 +342,7 @@ def _head(lowerer, node: cst.BaseExpression) -> str:
 
 def _receiver_label(lowerer, receiver: cst.BaseExpression) -> str:
     if isinstance(receiver, cst.Call) and lowerer._facade_function(receiver.func) == "agent":
-        name = _argument(receiver, 0, "name")
+        name = call_argument(receiver, 0, "name")
         if name is None:
             return "(anonymous)"
         literal = _literal(name)
@@ -307,12 +355,18 @@ def _receiver_label(lowerer, receiver: cst.BaseExpression) -> str:
 
 
 def _check_agent_type(lowerer, node: cst.CSTNode, name: str) -> None:
-    places = [Path(".dwf/agents"), Path(".claude/agents"), Path(os.environ.get("DWF_HOME", "~/.dwf")).expanduser() / "agents"]
+    home = os.environ.get("DWF_HOME")
+    places = {".dwf/agents": Path(".dwf/agents"), ".claude/agents": Path(".claude/agents"),
+              "$DWF_HOME/agents" if home else "~/.dwf/agents": Path(home or "~/.dwf").expanduser() / "agents"}
     script_dir = Path(lowerer.parsed.source.path).parent
-    candidates = places + [script_dir / ".dwf/agents", script_dir / ".claude/agents"]
+    candidates = [*places.values(), script_dir / ".dwf/agents", script_dir / ".claude/agents"]
     if any((place / f"{name}.md").is_file() for place in candidates):
         return
-    lowerer.report(E.UnknownAgentType, node, name=name, places=", ".join(str(p) for p in places))
+    known = sorted({path.stem for place in candidates if place.is_dir() for path in place.glob("*.md")})
+    close = difflib.get_close_matches(name, known, n=1)
+    looked = f"looked in {', '.join(places)}"  # display names only: never an absolute path
+    lowerer.report(E.UnknownAgentType, node, name=name, places=", ".join(places),
+                   help=f"did you mean \"{close[0]}\"? {looked}" if close else looked)
 
 
 # ---------------------------------------------------------------- whole-script checks
@@ -331,7 +385,7 @@ def _check_actor_names(lowerer) -> None:
         if not actor.name or actor.in_loop:
             continue
         if actor.name in first:
-            lowerer.sink.report(E.DuplicateActorName, actor.span, name=actor.name, first_line=first[actor.name].span.line)
+            lowerer.sink.report(E.DuplicateActorName, actor.name_span or actor.span, name=actor.name, first_line=first[actor.name].span.line)
         else:
             first[actor.name] = actor
 
@@ -346,7 +400,7 @@ def _check_artifacts(lowerer) -> None:
         if seen is None:
             kinds[artifact.id] = artifact
         elif seen.kind != artifact.kind:
-            lowerer.sink.report(E.ArtifactKindConflict, artifact.span, id=artifact.id, first=seen.kind,
+            lowerer.sink.report(E.ArtifactKindConflict, artifact.id_span or artifact.span, id=artifact.id, first=seen.kind,
                                 first_line=seen.span.line, second=artifact.kind)
         if artifact.primary_span is not None:
             if primary is None:
@@ -398,16 +452,20 @@ def _check_phases(lowerer) -> None:
     if facts.meta_phases is not None:
         titles = [title.strip() for title, _ in facts.meta_phases]
         for title, span in facts.meta_phases:
-            if title.strip() not in facts.phase_spans:
+            if title.strip() and title.strip() not in facts.phase_spans:  # an empty title is `DWF503`
+                close = difflib.get_close_matches(title.strip(), [n for n in facts.phase_spans if n not in titles], n=1)
                 lowerer.sink.report(E.PhasesDisagreeWithMeta, span,
                                     detail=f"`meta[\"phases\"]` lists \"{title}\" but no `phase(\"{title}\")` marks it",
-                                    hint="add the marker where that stage starts, or remove the title from meta")
+                                    hint=f"the script marks \"{close[0]}\"; use the same title in both places" if close else
+                                    "add the marker where that stage starts, or remove the title from meta")
         for name, span in facts.phase_spans.items():
             if name not in titles:
+                close = difflib.get_close_matches(name, [t for t in titles if t not in facts.phase_spans], n=1)
                 lowerer.sink.report(E.PhasesDisagreeWithMeta, span,
                                     detail=f"The phase \"{name}\" is not listed in `meta[\"phases\"]`",
-                                    hint=f"add {{\"title\": \"{name}\"}} to `meta[\"phases\"]`")
-    if facts.has_asks and not facts.phase_spans:
+                                    hint=f"`meta[\"phases\"]` lists \"{close[0]}\"; use the same title in both places" if close else
+                                    f"add {{\"title\": \"{name}\"}} to `meta[\"phases\"]`")
+    if facts.has_asks and not facts.phase_spans and not facts.phase_marked:
         first_ask = next((s for s in lowerer.sites if s.kind == "ask"), None)
         if first_ask is not None:
             lowerer.sink.report(E.MissingPhases, first_ask.span)

@@ -9,7 +9,9 @@ The walk does four jobs at once, so the tree is traversed a single time:
 2. **Names.** Before a scope's body is lowered its bindings are collected (`compiler.scopes`),
    so every `Name` is resolved when it is built: local, free, global, facade, builtin, module,
    type or undefined. Facade identity therefore comes from resolution, never from spelling:
-   `def phase(x): ...` makes `phase` a global function, not the facade.
+   `def phase(x): ...` makes `phase` a global function, not the facade. Types are typing
+   names, TypedDicts and top-level aliases (`Severity = Literal["low", "high"]`), which exist
+   only at compile time. `meta` is bound once, by the meta block, which is read first.
 3. **Effects.** Facade calls become `FacadeCall` nodes. Site IDs are minted here, per kind, in
    source pre-order: the ID of a call is reserved *before* its receiver and arguments are
    lowered, and helper bodies are numbered where they are written. `phase()` and `log()`
@@ -34,7 +36,8 @@ from dwf.grammar import facade as F
 
 from . import ir
 from .diagnostics import DiagnosticSink
-from .effects import ActorFact, FacadeCallChecks, ArtifactFact, Facts, ReportFact, non_json_description
+from .effects import (ActorFact, ArtifactFact, FacadeCallChecks, Facts, ReportFact, call_argument,
+                      non_json_description, non_json_help)
 from .literals import decode_fstring_text, has_fstring, literal_string
 from .parse import ParsedModule
 from .rules import effects as E
@@ -72,6 +75,10 @@ STATEMENT_HINTS = {
     "match": "use `if`/`elif` chains",
     "except*": "use a plain `except`",
 }
+# Dict methods that would change the read-only `args` mapping.
+ARGS_MUTATORS = frozenset({"clear", "pop", "popitem", "setdefault", "update"})
+# Facade members whose result is a list of records, not one record.
+RECORD_LIST_RESULTS = frozenset({"files.grep", "git.log"})
 SHELL_CHARACTERS = re.compile(r"[\s|;&<>$`*?(){}\[\]\\'\"]")
 
 
@@ -99,6 +106,7 @@ class Lowerer:
         self._schema_builder = None
         self.typeddicts: dict[str, cst.ClassDef] = {}
         self.typing_names: dict[str, str] = {}
+        self.type_aliases: set[str] = set()
 
     # ------------------------------------------------------------ helpers
 
@@ -130,6 +138,7 @@ class Lowerer:
         module = self.parsed.module
         collect(self.scope, module)
         self._collect_types(module)
+        self._find_type_aliases(module)
         self._find_meta(module)
         self._check_meta_bindings(self.scope)
         if self._schema_builder_factory is not None:
@@ -148,6 +157,37 @@ class Lowerer:
         for statement in module.body:
             if isinstance(statement, cst.ClassDef) and self._is_typeddict(statement):
                 self.typeddicts[statement.name.value] = statement
+
+    def _find_type_aliases(self, module: cst.Module) -> None:
+        """Top-level names bound once to a type expression (`Severity = Literal["low", "high"]`)
+        are type aliases: compile-time only, like TypedDicts, so they resolve as types."""
+        for statement in module.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                    name = small.targets[0].target.value
+                    if len(self.scope.bindings.get(name, ())) == 1 and self._is_type_expression(small.value):
+                        self.type_aliases.add(name)
+
+    def _is_type_expression(self, node: cst.BaseExpression) -> bool:
+        """Whether a value is unmistakably a type: it mentions a typing name, a TypedDict or an
+        alias as a whole, as a subscript head, inside `list[...]`/`dict[...]`/`tuple[...]`, or
+        in a `|` union of types."""
+        if isinstance(node, cst.Name):
+            return self._resolve(node.value) == ir.TYPE
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+            if self._resolve(node.value.value) == ir.TYPE:
+                return True
+            return node.value.value in ("list", "dict", "tuple") and self._resolve(node.value.value) == ir.BUILTIN and any(
+                isinstance(e.slice, cst.Index) and self._is_type_expression(e.slice.value) for e in node.slice)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+            operands = (node.left, node.right)
+            return any(self._is_type_expression(o) for o in operands) or all(
+                isinstance(o, cst.Name) and (o.value == "None" or (o.value in ("str", "int", "float", "bool")
+                                                                    and self._resolve(o.value) == ir.BUILTIN))
+                for o in operands)
+        return False
 
     def _is_typeddict(self, node: cst.ClassDef) -> bool:
         for base in node.bases:
@@ -235,13 +275,13 @@ class Lowerer:
         return ir.ExprStmt(span, lowered)
 
     def _phase_marker(self, call: cst.Call, span: Span) -> ir.Stmt | None:
+        self.facts.phase_marked = True
         self._check_arguments(call, F.FUNCTIONS["phase"], "phase")
-        name = None
-        if call.args and call.args[0].keyword is None and not call.args[0].star:
-            name = literal_string(call.args[0].value)
+        argument = call_argument(call, 0, "name")
+        name = literal_string(argument) if argument is not None else None
         if name is None or not name.strip():
-            target = call.args[0].value if call.args else call
-            self.report(E.PhaseNameNotLiteral, target)
+            if argument is not None:  # a missing name is `DWF319`
+                self.report(E.PhaseNameNotLiteral, argument)
             return None
         name = name.strip()
         self.phase = name
@@ -252,6 +292,8 @@ class Lowerer:
 
     def stmt_assign(self, node: cst.Assign) -> ir.Stmt:
         span = self.span(node)
+        if self.at_top_level and _assigns_name(node) in self.type_aliases:
+            return None  # a type alias exists only at compile time
         if self._meta_node is None and self.scope.kind == "module" and _assigns_meta(node):
             self.report(X.NotTopLevel, node.targets[0].target, what="The meta block")
             if self.facts.meta_span is None:  # the script has a meta block, only misplaced
@@ -337,9 +379,9 @@ class Lowerer:
     def stmt_return(self, node: cst.Return) -> ir.Stmt:
         value = self.expr(node.value) if node.value is not None else None
         if value is not None and self.scope.kind == "module":
-            what = non_json_description(value)
+            what = non_json_description(value, self)
             if what:
-                self.report(E.ReportNotJson, node.value, what=what, action="returned from the workflow")
+                self.report(E.ReportNotJson, node.value, what=what, action="returned from the workflow", help=non_json_help(what))
         return ir.Return(self.span(node), value)
 
     def stmt_raise(self, node: cst.Raise) -> ir.Stmt:
@@ -585,11 +627,17 @@ class Lowerer:
         return ir.UNDEFINED
 
     def _module_binding_kind(self, name: str, bindings: list[Binding]) -> str:
+        if name in self.type_aliases:
+            return ir.TYPE
         kinds = {b.kind for b in bindings}
         if kinds <= {IMPORT_TYPING, CLASS} and (IMPORT_TYPING in kinds or name in self.typeddicts):
             return ir.TYPE
-        if kinds == {IMPORT_MODULE} and all(b.detail in B.MODULES for b in bindings):
-            return ir.MODULE
+        if kinds == {IMPORT_MODULE}:
+            if all(b.detail in B.MODULES for b in bindings):
+                return ir.MODULE
+            if self._rejected_module(name):
+                return ir.UNDEFINED  # each use is reported, like a use without the import
+
         if kinds == {IMPORT_DWF} and name in F.FACADE_NAMES:
             return ir.FACADE
         if kinds == {CLASS}:
@@ -634,11 +682,23 @@ class Lowerer:
         # and functions handed to pipeline alike), so its asks count for the phase.
         if self.function is not None:
             self.facts.function_refs.setdefault(self.function, set()).add(name)
-        elif self.phase is not None:
+        if self.phase is not None:
             self.facts.phase_refs.setdefault(self.phase, set()).add(name)
 
+    def _rejected_module(self, name: str) -> str | None:
+        """The nondeterministic module (`time`, `os`, ...) a top-level name is imported as."""
+        for binding in self.scope.module().bindings.get(name, ()):
+            root = (binding.detail or "").split(".")[0]
+            if binding.kind == IMPORT_MODULE and root in B.NONDETERMINISTIC_MODULES:
+                return root
+        return None
+
     def _report_undefined(self, node: cst.CSTNode, name: str) -> None:
-        if name in B.FORBIDDEN_BUILTINS:
+        rejected = self._rejected_module(name)
+        if rejected:
+            why, hint = B.NONDETERMINISTIC_MODULES[rejected]
+            self.report(N.NondeterministicModule, node, module=rejected, why=why, hint=hint)
+        elif name in B.FORBIDDEN_BUILTINS:
             self.report(N.ForbiddenBuiltin, node, name=name, hint=B.FORBIDDEN_BUILTINS[name])
         elif name in B.NONDETERMINISTIC_MODULES:
             why, hint = B.NONDETERMINISTIC_MODULES[name]
@@ -731,6 +791,9 @@ class Lowerer:
             elif attr not in F.CONTAINER_ATTRIBUTES.get(container, ()):
                 self._unknown_member(node.attr, container, attr)
             return ir.Attribute(span, self.expr(node.value), attr)
+        if attr in ARGS_MUTATORS and isinstance(node.value, cst.Name) and node.value.value == "args" \
+                and self._resolve("args") == ir.FACADE:
+            self.report(N.ReadOnlyArgs, node.attr)
         if attr == "ask":
             self.report(E.FacadeAsValue, node, name=f"{self.code(node.value)}.ask")
         value = self.expr(node.value)
@@ -754,11 +817,52 @@ class Lowerer:
                 hint = f"did you mean `{module}.{close[0]}`?" if close else f"`{module}` offers: {', '.join(allowed)}"
                 self.report(N.AttributeNotAllowed, node.attr, receiver=module, attr=attr, hint=hint)
             return
+        record = self._static_record(node.value)
+        if record is not None:
+            fields = F.AGENT_ATTRIBUTES + ("ask",) if record == "Agent" else F.RECORDS[record]
+            if attr not in fields:
+                close = difflib.get_close_matches(attr, fields, n=1)
+                hint = f"did you mean `{close[0]}`?" if close else f"`{record}` has: {', '.join(fields)}"
+                self.report(N.AttributeNotAllowed, node.attr, receiver=record, attr=attr, hint=hint)
+            return
         kind = _static_type(value)
         if kind is not None and attr not in B.METHODS[kind]:
             close = difflib.get_close_matches(attr, B.METHODS[kind], n=1)
-            hint = f"did you mean `{close[0]}`?" if close else f"see the allowed methods of `{kind}` in the language reference"
+            hint = f"did you mean `{close[0]}`?" if close else f"`{kind}` offers: {', '.join(B.METHODS[kind])}"
             self.report(N.AttributeNotAllowed, node.attr, receiver=kind, attr=attr, hint=hint)
+
+    def _static_record(self, node: cst.BaseExpression, seen: frozenset = frozenset()) -> str | None:
+        """The record type (`RunResult`, ...) or `Agent` an expression is known to hold: an
+        awaited facade call that returns one record, an `agent()` call, or a name bound only to
+        such values."""
+        if isinstance(node, cst.Await) and isinstance(node.expression, cst.Call):
+            member = self._facade_member(node.expression)
+            if member is not None and member.returns in F.RECORDS and member.qualified not in RECORD_LIST_RESULTS:
+                return member.returns
+            return None
+        if isinstance(node, cst.Call):
+            return "Agent" if self._facade_function(node.func) == "agent" else None
+        if isinstance(node, cst.Name) and node.value not in seen and self._resolve(node.value) in (ir.GLOBAL, ir.LOCAL, ir.FREE):
+            scope: Scope | None = self.scope
+            while scope is not None and node.value not in scope.bindings:
+                scope = scope.parent
+            bindings = scope.bindings[node.value] if scope else []
+            if bindings and all(b.kind == ASSIGN and b.value is not None for b in bindings):
+                records = {self._static_record(b.value, seen | {node.value}) for b in bindings}
+                if len(records) == 1:
+                    return records.pop()
+        return None
+
+    def _facade_member(self, node: cst.Call) -> F.Member | None:
+        """The facade member a call denotes (not for `Agent.ask`, whose receiver is dynamic)."""
+        function_name = self._facade_function(node.func)
+        if function_name is not None:
+            return F.FUNCTIONS[function_name]
+        if isinstance(node.func, cst.Attribute):
+            container = self._facade_container(node.func.value)
+            if container is not None:
+                return F.members_of(container).get(node.func.attr.value)
+        return None
 
     def _module_of(self, name: str) -> str:
         for binding in self.scope.module().bindings.get(name, ()):
@@ -768,10 +872,15 @@ class Lowerer:
 
     def subscript(self, node: cst.Subscript) -> ir.Expr:
         span = self.span(node)
-        if self._facade_container(node.value) is not None:
-            self.report(E.FacadeSubscript, node)
+        container = self._facade_container(node.value)
+        if container is not None:
+            index = node.slice[0].slice if len(node.slice) == 1 else None
+            member = literal_string(index.value) if isinstance(index, cst.Index) else None
+            members = F.members_of(container)
+            example = f"{container}.{member}" if member in members else f"{container}.{next(iter(members))}"
+            self.report(E.FacadeSubscript, node, help=f"call the member by name, e.g. `{example}(...)`")
         elif isinstance(node.value, cst.Name) and node.value.value in F.FUNCTIONS and self._resolve(node.value.value) == ir.FACADE:
-            self.report(E.FacadeSubscript, node)
+            self.report(E.FacadeSubscript, node, help=f"`{node.value.value}` is a function: call `{node.value.value}(...)` directly")
             return ir.Invalid(span, "facade subscript")
         value = self.expr(node.value)
         elements = [self._slice_element(e.slice) for e in node.slice]
@@ -832,14 +941,15 @@ class Lowerer:
         return ir.IfExp(self.span(node), test, body, self.expr(node.orelse))
 
     def await_(self, node: cst.Await) -> ir.Expr:
+        start = self.span(node)
+        keyword = Span(start.line, start.column, start.line, start.column + len("await"))
         if not self.scope.binding_scope().is_async or self.scope.binding_scope().kind == "lambda":
-            start = self.span(node)
-            self.report(X.AwaitOutsideAsync, Span(start.line, start.column, start.line, start.column + len("await")))
+            self.report(X.AwaitOutsideAsync, keyword)
         value = self.expr(node.expression)
         if isinstance(value, ir.FacadeCall):
             member = F.BY_QUALIFIED.get(value.op)
             if member is not None and not member.awaitable:
-                self.report(E.NotAwaitable, node, name=value.op)
+                self.report(E.NotAwaitable, keyword, name=value.op)
         return ir.Await(self.span(node), value)
 
     def named_expr(self, node: cst.NamedExpr) -> ir.Expr:
@@ -956,9 +1066,10 @@ class Lowerer:
             return func.value
         return None
 
-    def _facade_container(self, node: cst.BaseExpression) -> str | None:
-        """The facade container an expression denotes: `files`, or a name bound only to it."""
-        if not isinstance(node, cst.Name):
+    def _facade_container(self, node: cst.BaseExpression, seen: frozenset = frozenset()) -> str | None:
+        """The facade container an expression denotes: `files`, or a name bound only to it
+        (directly or through other such names: `f = files; g = f`)."""
+        if not isinstance(node, cst.Name) or node.value in seen:
             return None
         kind = self._resolve(node.value)
         if kind == ir.FACADE and node.value in F.CONTAINERS:
@@ -969,17 +1080,15 @@ class Lowerer:
                 scope = scope.parent
             bindings = scope.bindings[node.value] if scope else []
             if bindings and all(b.kind == ASSIGN and isinstance(b.value, cst.Name) for b in bindings):
-                targets = {b.value.value for b in bindings}
-                if len(targets) == 1:
-                    (target,) = targets
-                    if target in F.CONTAINERS and target not in scope.module().bindings:
-                        return target
+                containers = {self._facade_container(b.value, seen | {node.value}) for b in bindings}
+                if len(containers) == 1:
+                    return containers.pop()
         return None
 
     def facade_call(self, node: cst.Call, member: F.Member, receiver: cst.BaseExpression | None) -> ir.Expr:
         span = self.span(node)
         if member.name == "hole":
-            self.report(E.HoleNotSupported, node)
+            self.report(E.HoleNotSupported, node.func)
         if member.name == "phase":
             self.report(E.PhaseNotStatement, node)
             return ir.Invalid(span, "phase")
@@ -987,7 +1096,7 @@ class Lowerer:
         checks = FacadeCallChecks(self, node, member, site)
         checks.before_arguments()
         lowered_receiver = self.expr(receiver) if receiver is not None else None
-        skip = ("returns",) if member.qualified == "Agent.ask" else ()
+        skip = ("returns",) if "returns" in member.signature.keyword_only else ()  # a type, not a value
         args, keywords = self.arguments(node.args, skip)
         self._check_arguments(node, member, member.qualified if member.container != "Agent" else "ask")
         schema = checks.after_arguments(args, keywords, lowered_receiver)
@@ -995,31 +1104,36 @@ class Lowerer:
         return ir.FacadeCall(span, op, site, lowered_receiver, args, keywords, schema)
 
     def _check_arguments(self, node: cst.Call, member: F.Member, display: str) -> None:
+        """Check a facade call against its signature; the first problem is reported at the
+        offending argument (or at the call when one is missing)."""
         signature = member.signature
         positional = [a for a in node.args if a.keyword is None and not a.star]
         has_star = any(a.star for a in node.args)
         given: set[str] = set()
-        problem = None
+        problem, where = None, node
         if len(positional) > len(signature.positional) and signature.variadic is None:
-            problem = f"takes at most {len(signature.positional)} positional argument{'s' if len(signature.positional) != 1 else ''} but {len(positional)} were given"
+            count = len(signature.positional)
+            problem = f"takes at most {count} positional argument{'s' if count != 1 else ''} but {len(positional)} were given"
+            where = positional[count].value
         given.update(signature.positional[: len(positional)])
         for arg in node.args:
-            if arg.keyword is None:
+            if arg.keyword is None or problem is not None:
                 continue
             keyword = arg.keyword.value
             allowed = signature.positional + signature.keyword_only
             if keyword not in allowed:
                 close = difflib.get_close_matches(keyword, allowed, n=1)
                 problem = f"got an unexpected keyword argument `{keyword}`" + (f" (did you mean `{close[0]}`?)" if close else "")
+                where = arg.keyword
             elif keyword in given:
-                problem = f"got multiple values for argument `{keyword}`"
+                problem, where = f"got multiple values for argument `{keyword}`", arg.keyword
             given.add(keyword)
         if problem is None and not has_star:
             missing = [p for p in signature.positional[: signature.required] if p not in given]
             if missing:
                 problem = f"is missing the required argument `{missing[0]}`"
         if problem:
-            self.report(E.FacadeArguments, node, name=display, problem=problem, signature=signature.render(display))
+            self.report(E.FacadeArguments, where, name=display, problem=problem, signature=signature.render(display))
 
     # ------------------------------------------------------------ awaitables
 
@@ -1034,13 +1148,17 @@ class Lowerer:
         return None
 
     def _is_async_function(self, name: str) -> bool:
+        return self._binds_only(name, (ASYNC_DEF,))
+
+    def _binds_only(self, name: str, kinds: tuple[str, ...]) -> bool:
+        """Whether every binding of `name` visible here is of one of `kinds` (e.g. a `def`)."""
         scope: Scope | None = self.scope
         while scope is not None and name not in scope.bindings:
             scope = scope.parent
         if scope is None:
             return False
         bindings = scope.bindings[name]
-        return all(b.kind == ASYNC_DEF for b in bindings)
+        return all(b.kind in kinds for b in bindings)
 
     def _check_unused_awaitables(self) -> None:
         for scope, name, span, what in self.pending_unused:
@@ -1059,8 +1177,15 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
+def _assigns_name(node: cst.Assign) -> str | None:
+    """The name a plain `name = value` assignment binds."""
+    if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+        return node.targets[0].target.value
+    return None
+
+
 def _assigns_meta(node: cst.Assign) -> bool:
-    return len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == "meta"
+    return _assigns_name(node) == "meta"
 
 
 def _bound_name(node: cst.CSTNode, name: str) -> cst.CSTNode:

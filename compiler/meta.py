@@ -5,6 +5,7 @@ is reported at the source position of the offending key or value."""
 from __future__ import annotations
 
 import difflib
+import json
 from typing import Callable
 
 import jsonschema
@@ -16,18 +17,21 @@ from .diagnostics import DiagnosticSink
 from .rules.meta import ArgDefaultMismatch, MetaNotLiteral, MetaSchemaViolation
 from .source import Span
 
-
-class _NotLiteral(Exception):
-    def __init__(self, node: cst.CSTNode, detail: str):
-        self.node, self.detail = node, detail
+_EMPTY_MODULE = cst.Module(body=[])
 
 
 class _Literal:
-    """A literal's value plus the CST node of every value and dict key, by JSON path."""
+    """A literal's value plus the CST node of every value and dict key, by JSON path. Every
+    part that is not a literal is recorded in `errors` (and read as None), so that all of them
+    are reported at once."""
 
     def __init__(self) -> None:
         self.values: dict[tuple, cst.CSTNode] = {}
         self.keys: dict[tuple, cst.CSTNode] = {}
+        self.errors: list[tuple[cst.CSTNode, str]] = []
+
+    def fail(self, node: cst.CSTNode, detail: str) -> None:
+        self.errors.append((node, detail))
 
     def convert(self, node: cst.BaseExpression, path: tuple = ()) -> object:
         self.values[path] = node
@@ -35,10 +39,15 @@ class _Literal:
             result = {}
             for element in node.elements:
                 if isinstance(element, cst.StarredDictElement):
-                    raise _NotLiteral(element, "`**` spreads are not allowed")
+                    self.fail(element, "`**` spreads are not allowed")
+                    continue
+                reported = len(self.errors)
                 key = self.convert_scalar(element.key)
                 if not isinstance(key, str):
-                    raise _NotLiteral(element.key, "keys must be strings")
+                    if len(self.errors) == reported:  # not already reported as a non-literal
+                        self.fail(element.key, "keys must be strings")
+                    self.convert(element.value, path + ("?",))
+                    continue
                 self.keys[path + (key,)] = element.key
                 result[key] = self.convert(element.value, path + (key,))
             return result
@@ -46,7 +55,8 @@ class _Literal:
             items = []
             for index, element in enumerate(node.elements):
                 if isinstance(element, cst.StarredElement):
-                    raise _NotLiteral(element, "`*` unpacking is not allowed")
+                    self.fail(element, "`*` unpacking is not allowed")
+                    continue
                 items.append(self.convert(element.value, path + (index,)))
             return items
         return self.convert_scalar(node)
@@ -54,15 +64,15 @@ class _Literal:
     def convert_scalar(self, node: cst.BaseExpression) -> object:
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             if _contains_fstring(node):
-                raise _NotLiteral(node, "f-strings are not allowed")
+                return self.fail(node, "f-strings with fields are not allowed")
             value = node.evaluated_value
             if isinstance(value, bytes):
-                raise _NotLiteral(node, "bytes are not allowed")
+                return self.fail(node, "bytes are not allowed")
             return value
         if isinstance(node, cst.FormattedString):
             if all(isinstance(p, cst.FormattedStringText) for p in node.parts) and "\\" not in "".join(p.value for p in node.parts):
                 return "".join(p.value for p in node.parts).replace("{{", "{").replace("}}", "}")
-            raise _NotLiteral(node, "f-strings with fields are not allowed")
+            return self.fail(node, "f-strings with fields are not allowed")
         if isinstance(node, (cst.Integer, cst.Float)):
             return node.evaluated_value
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)) \
@@ -72,12 +82,15 @@ class _Literal:
         if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
             return {"None": None, "True": True, "False": False}[node.value]
         if isinstance(node, cst.Name):
-            raise _NotLiteral(node, f"the name `{node.value}` is not a literal")
+            return self.fail(node, f"the name `{node.value}` is not a literal")
         if isinstance(node, cst.Call):
-            raise _NotLiteral(node, "calls are not allowed")
+            return self.fail(node, "calls are not allowed")
         if isinstance(node, (cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp)):
-            raise _NotLiteral(node, "comprehensions are not allowed")
-        raise _NotLiteral(node, f"`{type(node).__name__}` is not a literal")
+            return self.fail(node, "comprehensions are not allowed")
+        if isinstance(node, cst.Set):
+            return self.fail(node, "sets are not allowed; use a list")
+        code = " ".join(_EMPTY_MODULE.code_for_node(node).split())
+        return self.fail(node, f"`{code if len(code) <= 40 else code[:39] + '…'}` is not a literal")
 
 
 def _contains_fstring(node: cst.BaseExpression) -> bool:
@@ -97,10 +110,10 @@ def extract_meta(node: cst.BaseExpression, span_of: Callable[[cst.CSTNode], Span
     """Read and validate the meta literal. Returns (value, phases with their spans) or None when
     the block is not a literal at all (reported)."""
     literal = _Literal()
-    try:
-        value = literal.convert(node)
-    except _NotLiteral as error:
-        sink.report(MetaNotLiteral, span_of(error.node), detail=error.detail)
+    value = literal.convert(node)
+    for error_node, detail in literal.errors:
+        sink.report(MetaNotLiteral, span_of(error_node), detail=detail)
+    if literal.errors:
         return None
     if not isinstance(value, dict):
         sink.report(MetaNotLiteral, span_of(node), detail="it must be a dict")
@@ -129,7 +142,7 @@ def _validate(value: dict, literal: _Literal, span_of, sink: DiagnosticSink) -> 
                 sink.report(MetaSchemaViolation, span_of(literal.keys[path + (key,)]),
                             path=json_path(path + (key,)), detail=f"unknown key `{key}`", help=hint)
             continue
-        if error.validator == "propertyNames":
+        if "propertyNames" in error.absolute_schema_path:  # the instance is the offending key
             key = error.instance
             key_node = literal.keys.get(path + (key,), node)
             sink.report(MetaSchemaViolation, span_of(key_node), path=json_path(path + (key,)),
@@ -145,15 +158,18 @@ def _describe(error: jsonschema.ValidationError, path: tuple) -> tuple[str, str]
         missing = error.message.split("'")[1] if "'" in error.message else "?"
         return f"the required key `{missing}` is missing", f"add \"{missing}\": ... to this dict"
     if kind == "pattern" and path == ("name",):
-        return (f"the name {error.instance!r} is not kebab-case",
+        return (f"the name {json.dumps(error.instance)} is not kebab-case",
                 "use lowercase letters, digits and `-`, starting with a letter or digit, at most 64 characters")
     if kind == "type":
         return f"expected {_type_name(error.validator_value)}, got {_json_type(error.instance)}", "change the value's type"
     if kind == "enum":
         options = ", ".join(f"\"{o}\"" for o in error.validator_value)
-        return f"{error.instance!r} is not one of {options}", f"use one of {options}"
+        close = difflib.get_close_matches(str(error.instance), [str(o) for o in error.validator_value], n=1)
+        return (f"{json.dumps(error.instance)} is not one of {options}",
+                f"did you mean \"{close[0]}\"?" if close else f"use one of {options}")
     if kind == "minLength":
-        return "must not be empty", "write a short description"
+        what = path[-1] if path and isinstance(path[-1], str) else "value"
+        return "must not be empty", f"write a short {what}"
     if kind == "maxLength":
         return f"is longer than {error.validator_value} characters", "shorten it"
     if kind == "minimum":
@@ -195,4 +211,13 @@ def _check_arg_defaults(value: dict, literal: _Literal, span_of, sink: Diagnosti
         arg_type, default = spec["type"], spec["default"]
         if arg_type in ("string", "integer", "number", "boolean") and not value_matches_arg_type(default, arg_type):
             node = literal.values[("args", name, "default")]
-            sink.report(ArgDefaultMismatch, span_of(node), arg=name, actual=_json_type(default), expected=arg_type)
+            help = f"make the default {_type_name(arg_type)} or change the type"
+            if isinstance(default, str):
+                try:
+                    parsed = json.loads(default)
+                except ValueError:
+                    parsed = None
+                if parsed is not None and value_matches_arg_type(parsed, arg_type):
+                    help = f"write {default} without quotes"
+            sink.report(ArgDefaultMismatch, span_of(node), arg=name, actual=_json_type(default), expected=arg_type,
+                        help=help)

@@ -12,10 +12,12 @@ boolean null`, `object` → `{}` (any JSON), `Literal[...]` → `enum`, `list[T]
 `Optional`, `Union`) → `anyOf`, `Annotated[T, "text"]` → `T` with a `description`, a TypedDict
 → a closed object. Bare `list`, `tuple` and `dict` mean `list[object]` and so on. A string is
 a forward reference (`list["Step"]`); a constant bound to a type expression is a type alias
-(`Severity = Literal["low", "high"]`). Unions are flattened (nested unions, aliases, `Optional`),
-deduplicated, and their literal members merged into one `enum`; a union made only of literals
-and `None` becomes a single `enum`, otherwise `None` is the member `{"type": "null"}`. A union
-or `Literal` with more than 100 members is DWF403.
+(`Severity = Literal["low", "high"]`; builtin type names are never shadowed by constants, and
+`constants` is consulted only for other names, so the caller may compute it lazily). Unions are
+flattened (nested unions, aliases, `Optional`), deduplicated, and their literal members merged
+into one `enum`; a union made only of literals and `None` becomes a single `enum`, otherwise
+`None` is the member `{"type": "null"}`. A union or `Literal` with more than 100 members is
+DWF403.
 
 **TypedDicts.** Every declaration is checked once, by `check_declarations` (bases, keywords,
 body statements, then each field's type), whether or not an ask uses it, so each defect is
@@ -45,6 +47,8 @@ constants, and names of constants, recursively; anything else is DWF405 at the o
 The value is validated against the draft 2020-12 meta-schema (with regex format checking); each
 violation, and each unknown keyword that looks like a misspelt one (`requried`), is DWF404 at
 the source position of the offending key or value, following constants to their definitions.
+`returns=name` where `name` is lower-case, resolves to nothing and resembles no type is taken for
+a variable that is not a compile-time constant (DWF405) rather than an unknown type (DWF402).
 
 **Output.** Schemas are canonical: every object's keys are sorted (lists such as `required` and
 `enum` keep source order), the root carries `"$schema"`, and results are cached and shared, so
@@ -217,6 +221,8 @@ class SchemaBuilder:
         self._alias_stack: list[str] = []
         self._inlined: dict[str, tuple[dict, frozenset[str]]] = {}
         self._defs: dict[str, tuple[dict, frozenset[str]]] = {}
+        self._closures: dict[str, frozenset[str]] = {}
+        self._defs_for: dict[frozenset[str], dict[str, dict]] = {}
         self._results: dict[str, tuple[str, dict]] = {}
         self._literals: dict[str, tuple[str, dict] | None] = {}
 
@@ -229,8 +235,7 @@ class SchemaBuilder:
         self._checked = True
         for name in self._typeddicts:
             self._declare(name)
-        graph = {name: decl.refs for name, decl in self._decls.items()}
-        self._recursive = frozenset(name for name in graph if _reaches(graph, name, name))
+        self._recursive = _on_cycles({name: decl.refs for name, decl in self._decls.items()})
 
     def for_returns(self, expr: cst.BaseExpression) -> tuple[str, dict] | None:
         """Schema for a `returns=` argument: (key, canonical schema) or None after reporting."""
@@ -290,6 +295,8 @@ class SchemaBuilder:
             hint = f"import it: `from typing import {name}`"
         elif name in _JSON_WORDS:
             hint = f"use `{_JSON_WORDS[name]}`"
+        elif "." in name:
+            hint = "result types use builtins, names imported from `typing` and TypedDicts declared in the script"
         else:
             close = difflib.get_close_matches(name, self._type_candidates(), n=1, cutoff=0.6)
             hint = (f"did you mean `{close[0]}`?" if close else
@@ -704,7 +711,7 @@ class SchemaBuilder:
         def literal(m: Schema) -> bool:
             return isinstance(m, dict) and (list(m) == ["enum"] or m == {"type": "null"})
 
-        if all(literal(m) for m in flat):
+        if all(literal(m) for m in flat) and any("enum" in m for m in flat):
             values = _unique([v for m in flat for v in (m["enum"] if "enum" in m else [None])])
             count, result = len(values), {"enum": values}
         else:
@@ -747,14 +754,17 @@ class SchemaBuilder:
 
     def _looks_like_variable(self, name: str) -> bool:
         """An unresolvable lower-case `returns=name` is a (non-constant) variable, not a misspelt type."""
-        known = (name in self._typeddicts or name in self._typing or name in self._constants or name == "None"
-                 or name in _PRIMITIVES or name in _CONTAINERS or name in _UNSUPPORTED or name in _CLASSES
-                 or name in _JSON_WORDS)
+        known = (name in self._typeddicts or name in self._typing or name == "None" or name in _PRIMITIVES
+                 or name in _CONTAINERS or name in _UNSUPPORTED or name in _CLASSES or name in _JSON_WORDS
+                 or name in self._constants)
         return not known and name[:1].islower() and not difflib.get_close_matches(
             name, self._type_candidates(), n=1, cutoff=0.6)
 
     def _is_constant(self, name: str) -> bool:
-        return name in self._constants and name not in self._typeddicts and name not in self._typing
+        """A constant usable as an alias or a literal schema. Builtin type names are never
+        shadowed, and `constants` is consulted last: the caller may compute it lazily."""
+        return (name not in self._typeddicts and name not in self._typing and name not in _PRIMITIVES
+                and name not in ("None", "list", "tuple", "dict") and name in self._constants)
 
     def _is_typevar(self, value: cst.BaseExpression) -> bool:
         return (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
@@ -765,21 +775,32 @@ class SchemaBuilder:
     def _finish(self, root: Schema) -> dict:
         needed: set[str] = set()
         schema = dict(self._canon(root, needed))
-        defs: dict[str, dict] = {}
-        pending = sorted(needed)
-        while pending:
-            name = pending.pop()
-            if name in defs:
-                continue
-            if name not in self._defs:
-                more: set[str] = set()
-                self._defs[name] = (self._canon(self._body(name), more), frozenset(more))
-            defs[name], more = self._defs[name]
-            pending.extend(sorted(more - defs.keys()))
-        if defs:
-            schema["$defs"] = {name: defs[name] for name in sorted(defs)}
+        if needed:
+            key = frozenset(needed)
+            if key not in self._defs_for:
+                names = set().union(*(self._closure(name) for name in needed))
+                self._defs_for[key] = {name: self._def(name)[0] for name in sorted(names)}
+            schema["$defs"] = self._defs_for[key]
         schema["$schema"] = SCHEMA_DIALECT
         return {key: schema[key] for key in sorted(schema)}
+
+    def _def(self, name: str) -> tuple[dict, frozenset[str]]:
+        """The `$defs` entry of a recursive TypedDict and the recursive TypedDicts it refers to."""
+        if name not in self._defs:
+            needed: set[str] = set()
+            self._defs[name] = (self._canon(self._body(name), needed), frozenset(needed))
+        return self._defs[name]
+
+    def _closure(self, name: str) -> frozenset[str]:
+        if name not in self._closures:
+            seen, stack = {name}, [name]
+            while stack:
+                for other in self._def(stack.pop())[1]:
+                    if other not in seen:
+                        seen.add(other)
+                        stack.append(other)
+            self._closures[name] = frozenset(seen)
+        return self._closures[name]
 
     def _canon(self, value: Any, needed: set[str]) -> Any:
         """A sorted-key copy with TypedDict references inlined or turned into `$ref`."""
@@ -922,17 +943,47 @@ class SchemaBuilder:
 # ---------------------------------------------------------------------- helpers
 
 
-def _reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
-    seen: set[str] = set()
-    stack = list(graph.get(start, ()))
-    while stack:
-        name = stack.pop()
-        if name == goal:
-            return True
-        if name not in seen:
-            seen.add(name)
-            stack.extend(graph.get(name, ()))
-    return False
+def _on_cycles(graph: dict[str, set[str]]) -> frozenset[str]:
+    """The nodes that lie on a cycle: members of a strongly connected component with more than
+    one member or with an edge to itself (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: set[str] = set()
+    for start in graph:
+        if start in index:
+            continue
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        work = [(start, iter(sorted(graph[start])))]
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in graph:
+                    continue
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while not component or component[-1] != node:
+                        component.append(stack.pop())
+                        on_stack.discard(component[-1])
+                    if len(component) > 1 or node in graph[node]:
+                        found.update(component)
+    return frozenset(found)
 
 
 def _is_type_like(node: cst.BaseExpression) -> bool:

@@ -29,13 +29,13 @@ SYNTAX_FIXTURES = FIXTURES / "syntax"
 MARKER = re.compile(r"#\s*(error|warning)(-above)?:([^#]*)")
 ITEM = re.compile(r"^(DWF\d{3}):(\d+)$")
 
-# A script whose bytes are Latin-1, not UTF-8: the `é` (0xe9) is on line 3, column 22.
+# A script whose bytes are Latin-1, not UTF-8: the `é` (0xe9) is on line 3, column 21.
 LATIN1_SCRIPT = (
     'meta = {"name": "latin", "description": "Not UTF-8."}\n'
     "\n"
     'log("Bonjour, le caf\u00e9 est pr\u00eat")\n'
 ).encode("latin-1")
-LATIN1_POSITION = (3, 22)
+LATIN1_POSITION = (3, 21)
 
 
 @dataclass(frozen=True, order=True)

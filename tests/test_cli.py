@@ -92,7 +92,7 @@ def test_json_shape_is_exact(workdir):
             assert d["severity"] in ("error", "warning")
             assert all(isinstance(d[k], int) and d[k] >= 1 for k in ("line", "column", "end_line", "end_column"))
     codes = [d["code"] for d in data["files"][1]["diagnostics"]]
-    assert codes == ["DWF204", "DWF503", "DWF301", "DWF201", "DWF317"]
+    assert codes == ["DWF204", "DWF503", "DWF301", "DWF201", "DWF204", "DWF317"]
     assert data["errors"] == len(codes) and data["warnings"] == 0
     assert code == 1
 
@@ -137,7 +137,7 @@ def test_sarif_output(workdir):
     for result in run_["results"]:
         assert rule_ids[result["ruleIndex"]] == result["ruleId"]
         assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "broken.dwf.py"
-    assert len(run_["results"]) == 5 and code == 1
+    assert len(run_["results"]) == 6 and code == 1
 
 
 def test_main_job_checks_every_example_clean(tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import textwrap
 from collections import Counter
 
@@ -31,8 +32,8 @@ class Script:
     """Parses a snippet, collects what the lowering pass would hand over, and runs every
     `returns=` argument (in source order) through one SchemaBuilder."""
 
-    def __init__(self, source: str) -> None:
-        self.source = textwrap.dedent(source).strip() + "\n"
+    def __init__(self, source: str, header: bool = False) -> None:
+        self.source = (HEADER if header else "") + textwrap.dedent(source).strip() + "\n"
         module = cst.parse_module(self.source)
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
         typing_names: dict[str, str] = {}
@@ -51,8 +52,8 @@ class Script:
                 elif isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
                     values[small.targets[0].target.value] = small.value
                     bound[small.targets[0].target.value] += 1
-                elif isinstance(small, (cst.AugAssign, cst.Expr)):  # `X += ...`, `X.append(...)`: mutated
-                    bound[cst.Module([]).code_for_node(small).split(".")[0].split(" ")[0]] += 1
+                elif isinstance(small, (cst.Assign, cst.AugAssign, cst.Expr)):  # `X[k] = v`, `X.append(v)`
+                    bound[re.match(r"\w*", cst.Module([]).code_for_node(small)).group()] += 1
         self.sink = DiagnosticSink()
         self.builder = SchemaBuilder(
             typeddicts=typeddicts, typing_names=typing_names,
@@ -88,7 +89,7 @@ HEADER = "from typing import Annotated, Literal, NotRequired, Optional, Required
 
 def schema(type_source: str, declarations: str = "") -> dict:
     """The schema of one `returns=` type, asserting that nothing was reported."""
-    script = Script(HEADER + textwrap.dedent(declarations) + f"\nask(returns={type_source})\n")
+    script = Script(textwrap.dedent(declarations) + f"\nask(returns={type_source})\n", header=True)
     assert script.diagnostics == []
     (result,) = script.results
     assert result is not None
@@ -173,6 +174,7 @@ def test_sample_values_for_nested_containers():
     ("Union[int, Union[str, Optional[bool]]]", {"anyOf": [INT, STR, BOOL, NULL]}),
     ("(int | str) | (bool | int)", {"anyOf": [INT, STR, BOOL]}),
     ("int | int", INT),
+    ("None | Optional[None]", NULL),
     ("Union[int]", INT),
     ("Literal['a', 'b'] | int | Literal['c']", {"anyOf": [{"enum": ["a", "b", "c"]}, INT]}),
     ("list[str] | dict[str, str]", {"anyOf": [{"type": "array", "items": STR},
@@ -224,6 +226,13 @@ def test_typeddict_inlined_in_list_and_values_validate():
                  good=[[], [good], [{**good, "line": 3}]],
                  bad=[[{**good, "severity": "urgent"}], [{**good, "extra": 1}], [{"path": "a.py"}],
                       [{**good, "line": "3"}], good])
+
+
+def test_optional_typeddict_is_inlined_in_any_of():
+    inline = schema("Finding", FINDING)
+    del inline["$schema"]
+    assert schema("Optional[Finding]", FINDING) == root(anyOf=[inline, NULL])
+    assert schema("Finding | Finding", FINDING) == root(**inline)
 
 
 def test_total_false_required_and_not_required():
@@ -413,7 +422,7 @@ def test_recursive_field_with_description_keeps_ref():
 
 
 def test_keys_are_source_text_without_whitespace_or_comments():
-    script = Script(HEADER + FINDING + """
+    script = Script(textwrap.dedent(FINDING) + textwrap.dedent("""
         ask(returns=list[ Finding ])
         ask(returns=dict[
             str,  # keys are paths
@@ -421,13 +430,14 @@ def test_keys_are_source_text_without_whitespace_or_comments():
         ])
         ask(returns=Literal["ab"])
         ask(returns=Literal["a b"])
-    """.replace("\n        ", "\n"))
+    """), header=True)
     keys = [key for key, _ in script.results]
     assert keys == ["list[Finding]", "dict[str,Literal[\"a b\",'c'],]", 'Literal["ab"]', 'Literal["a b"]']
 
 
 def test_results_are_canonical_and_cached():
-    script = Script(HEADER + TREE + "ask(returns=list[Node])\nask(returns=list[Node])\nask(returns=dict[str, Node])\n")
+    asks = "ask(returns=list[Node])\nask(returns=list[Node])\nask(returns=dict[str, Node])\n"
+    script = Script(textwrap.dedent(TREE) + asks, header=True)
     first, second, third = script.results
     assert first is second
     for _key, result in script.results:
@@ -438,10 +448,26 @@ def test_results_are_canonical_and_cached():
 
 
 def test_check_declarations_runs_once():
-    script = Script(HEADER + "from typing import Any\nclass X(TypedDict):\n    a: Any\nask(returns=X)\nask(returns=X)\n")
+    script = Script("from typing import Any\nclass X(TypedDict):\n    a: Any\nask(returns=X)\nask(returns=X)\n",
+                    header=True)
     script.builder.check_declarations()
     assert script.results == [None, None]
     assert [d[2] for d in script.diagnostics] == ["DWF401"]
+
+
+def test_constants_are_not_consulted_for_ordinary_types():
+    class Untouchable(dict):
+        def __contains__(self, key):
+            raise AssertionError(f"constants consulted for {key!r}")
+
+        def __getitem__(self, key):
+            raise AssertionError(f"constants consulted for {key!r}")
+
+    script = Script(FINDING, header=True)
+    builder = SchemaBuilder(typeddicts=script.builder._typeddicts, typing_names=script.builder._typing,
+                            constants=Untouchable(), span_of=script.builder._span_of, sink=DiagnosticSink())
+    for source in ["list[Finding]", "Optional[dict[str, tuple[int, ...]]]", "Literal['a'] | None", "str", "object"]:
+        assert builder.for_returns(cst.parse_expression(source)) is not None
 
 
 # ---------------------------------------------------------------------- literal dict schemas
@@ -459,12 +485,17 @@ def test_literal_schema_with_constants():
         BASE = {"type": "object", "additionalProperties": False}
         SCAN = {"type": "array", "items": {
             **BASE,
-            "properties": {"category": {"enum": CATEGORIES}, "severity": SEVERITY, "line": {"type": "integer", "minimum": 1}},
+            "properties": {"category": {"enum": CATEGORIES}, "severity": SEVERITY,
+                           "line": {"type": "integer", "minimum": 1}},
             "required": ("category", *["line"]),
             "description": "one " "finding",
         }}
         ask(returns=SCAN)
-        ask(returns={"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {"category": {"enum": ["bug", "style"]}, "severity": {"enum": ["low", "high"]}, "line": {"type": "integer", "minimum": 1}}, "required": ["category", "line"], "description": "one finding"}})
+        ask(returns={"type": "array", "items": {
+            "type": "object", "additionalProperties": False,
+            "properties": {"category": {"enum": ["bug", "style"]}, "severity": {"enum": ["low", "high"]},
+                           "line": {"type": "integer", "minimum": 1}},
+            "required": ["category", "line"], "description": "one finding"}})
     """)
     assert script.diagnostics == []
     (key, result), (key2, result2) = script.results
@@ -497,7 +528,7 @@ def test_literal_schema_errors_point_at_the_offending_value():
     assert script.diagnostics == [
         (1, 17, "DWF404", "Invalid JSON Schema at `$.items.type`: `strng` is not a JSON Schema type "
                           "(did you mean `string`?)"),
-        (3, 59, "DWF404", "Invalid JSON Schema at `$.properties.a.type`: `nul` is not a JSON Schema type "
+        (3, 61, "DWF404", "Invalid JSON Schema at `$.properties.a.type`: `nul` is not a JSON Schema type "
                           "(did you mean `null`?)"),
         (3, 94, "DWF404", "Invalid JSON Schema at `$.required`: 'a' is not of type 'array'"),
         (4, 40, "DWF404", "Invalid JSON Schema at `$.items`: `items` must be one schema; for fixed positions "
@@ -517,14 +548,17 @@ def test_literal_schema_misspelt_keywords_duplicates_and_keys():
     """)
     assert script.results == [None, None, None, None]
     assert script.diagnostics == [
-        (1, 32, "DWF404", "Invalid JSON Schema at `$.requried`: unknown keyword `requried` (did you mean `required`?)"),
-        (1, 89, "DWF404", "Invalid JSON Schema at `$.properties.a.Type`: unknown keyword `Type` (did you mean `type`?)"),
-        (1, 105, "DWF404", "Invalid JSON Schema at `$.properties.a.titel`: unknown keyword `titel` (did you mean `title`?)"),
+        (1, 32, "DWF404", "Invalid JSON Schema at `$.requried`: unknown keyword `requried` "
+                          "(did you mean `required`?)"),
+        (1, 87, "DWF404", "Invalid JSON Schema at `$.properties.a.Type`: unknown keyword `Type` "
+                          "(did you mean `type`?)"),
+        (1, 105, "DWF404", "Invalid JSON Schema at `$.properties.a.titel`: unknown keyword `titel` "
+                           "(did you mean `title`?)"),
         (2, 32, "DWF404", "Invalid JSON Schema at `$.type`: key `type` appears twice"),
         (3, 32, "DWF404", "Invalid JSON Schema at `$`: JSON object keys must be strings"),
-        (3, 51, "DWF404", "Invalid JSON Schema at `$.const`: bytes are not JSON"),
-        (3, 67, "DWF404", "Invalid JSON Schema at `$.enum`: a set is not JSON; use a list"),
-        (3, 86, "DWF404", "Invalid JSON Schema at `$.maximum`: numbers must be finite"),
+        (3, 49, "DWF404", "Invalid JSON Schema at `$.const`: bytes are not JSON"),
+        (3, 65, "DWF404", "Invalid JSON Schema at `$.enum`: a set is not JSON; use a list"),
+        (3, 84, "DWF404", "Invalid JSON Schema at `$.maximum`: numbers must be finite"),
         (4, 25, "DWF404", "Invalid JSON Schema at `$.$schema`: `http://json-schema.org/draft-07/schema#` is not "
                           "JSON Schema draft 2020-12"),
     ]
@@ -564,7 +598,7 @@ def test_returns_not_constant():
 
 def test_unsupported_types_at_the_root_with_paths():
     script = Script("""
-        from typing import Any, Callable, TypeVar
+        from typing import Any, Callable, Optional, TypeVar
         T = TypeVar("T")
         ask(returns=Any)
         ask(returns=list[datetime])
@@ -582,7 +616,6 @@ def test_unsupported_types_at_the_root_with_paths():
         (4, 18, "DWF401", "Unsupported result type at `$[]`: `datetime` values are not JSON"),
         (5, 23, "DWF401", "Unsupported result type at `$.*`: `set` is not JSON (JSON has no sets)"),
         (6, 24, "DWF401", "Unsupported result type at `$[1]`: `bytes` values are not JSON"),
-        (7, 13, "DWF402", "Unknown type `Optional` at `$`"),
         (7, 22, "DWF401", "Unsupported result type at `$`: `Callable` describes functions or awaitables, "
                           "which are not JSON data"),
         (8, 18, "DWF401", "Unsupported result type at `$[]`: `T` is a bare type variable"),
@@ -594,11 +627,10 @@ def test_unsupported_types_at_the_root_with_paths():
     assert helps[0] == "use `object` for any JSON value, or a precise type"
     assert helps[1] == 'use `str` and describe the format, e.g. `Annotated[str, "ISO 8601 timestamp"]`'
     assert helps[2] == "use `list[...]`"
-    assert helps[4] == "import it: `from typing import Optional`"
 
 
 def test_errors_inside_typeddicts_are_reported_once_with_class_rooted_paths():
-    script = Script(HEADER + '''
+    script = Script('''
         from typing import Any
         class Finding(TypedDict):
             path: str
@@ -610,13 +642,13 @@ def test_errors_inside_typeddicts_are_reported_once_with_class_rooted_paths():
         ask(returns=list[Finding])
         ask(returns=Report)
         ask(returns=Finding)
-    '''.replace("\n        ", "\n"))
+    ''', header=True)
     assert script.results == [None, None, None]
     assert script.diagnostics == [
         (5, 15, "DWF401", "Unsupported result type at `Finding.severity`: `Any` would accept any value without "
                           "validation"),
         (8, 26, "DWF401", "Unsupported result type at `Report.tags.*[]`: `frozenset` is not JSON (JSON has no sets)"),
-        (9, 35, "DWF402", "Unknown type `Findng` at `Report.pair[1]`"),
+        (9, 34, "DWF402", "Unknown type `Findng` at `Report.pair[1]`"),
     ]
     assert script.helps[2] == "did you mean `Finding`?"
 
@@ -644,12 +676,12 @@ def test_unknown_names_with_hints():
         "import it: `from typing import Literal`",
         "use `str`",
         "declare `class Frobnicator(TypedDict): ...` at the top level, or use a builtin type such as `str`",
-        "did you mean `bool`?" if False else script.helps[4],
+        "result types use builtins, names imported from `typing` and TypedDicts declared in the script",
     ]
 
 
 def test_malformed_type_expressions():
-    script = Script(HEADER + """
+    script = Script("""
         Severity = Literal["low", "high"]
         Loop = list["Loop"]
         SCHEMA = {"type": "string"}
@@ -665,21 +697,23 @@ def test_malformed_type_expressions():
         ask(returns=tuple[int, ..., str])
         ask(returns=NotRequired[int])
         ask(returns=list[3])
-    """.replace("\n        ", "\n"))
+    """, header=True)
     assert script.results == [None] * 12
+    # The self-referencing alias is reported where the recursion is written (line 3).
     assert [d[:3] for d in script.diagnostics] == [
-        (5, 13, "DWF401"), (6, 13, "DWF401"), (7, 21, "DWF401"), (8, 13, "DWF401"), (9, 13, "DWF401"),
-        (10, 18, "DWF401"), (11, 13, "DWF401"), (12, 18, "DWF401"), (13, 13, "DWF401"), (14, 24, "DWF401"),
+        (3, 13, "DWF401"), (5, 13, "DWF401"), (6, 13, "DWF401"), (7, 21, "DWF401"), (8, 13, "DWF401"),
+        (9, 13, "DWF401"), (10, 18, "DWF401"), (12, 18, "DWF401"), (13, 13, "DWF401"), (14, 24, "DWF401"),
         (15, 13, "DWF401"), (16, 18, "DWF401")]
     messages = [d[3].split(": ", 1)[1] for d in script.diagnostics]
+    assert script.diagnostics[0][3].startswith("Unsupported result type at `$[]`: ")
     assert messages == [
+        "type alias `Loop` refers to itself",
         "`list[...]` takes 1 type argument, not 2",
         "`dict[...]` takes 2 type arguments, not 1",
         "`1.5` cannot be a `Literal` member",
         "`Annotated[...]` takes a type and one description string",
         "`str` takes no type arguments",
         "`\"list[int\"` is not a type expression",
-        "type alias `Loop` refers to itself",
         "`SCHEMA` is a JSON Schema dict, which can only be the whole `returns=` argument",
         "`Severity` is not generic",
         "`...` is allowed only as `tuple[T, ...]`",
@@ -692,8 +726,8 @@ def test_too_many_union_members():
     many = ", ".join(f'"v{i}"' for i in range(101))
     half = ", ".join(f'"w{i}"' for i in range(60))
     other = ", ".join(f'"x{i}"' for i in range(41))
-    script = Script(HEADER + f"ask(returns=Literal[{many}])\nask(returns=Literal[{half}] | Literal[{other}] | int)\n"
-                    f"ask(returns=Literal[{half}] | Literal[{half}])\n")
+    script = Script(f"ask(returns=Literal[{many}])\nask(returns=Literal[{half}] | Literal[{other}] | int)\n"
+                    f"ask(returns=Literal[{half}] | Literal[{half}])\n", header=True)
     assert script.diagnostics == [
         (2, 13, "DWF403", "The type at `$` has 101 members; the limit is 100"),
         (3, 13, "DWF403", "The type at `$` has 102 members; the limit is 100"),
@@ -703,12 +737,12 @@ def test_too_many_union_members():
 
 
 def test_dict_keys_must_be_str():
-    script = Script(HEADER + """
+    script = Script("""
         class X(TypedDict):
             counts: dict[int, str]
         ask(returns=dict[Literal[1, 2], str])
         ask(returns=list[dict[tuple[str, str], int]])
-    """.replace("\n        ", "\n"))
+    """, header=True)
     assert script.diagnostics == [
         (3, 18, "DWF407", "JSON object keys are strings, but the type at `X.counts` uses `int` keys"),
         (4, 18, "DWF407", "JSON object keys are strings, but the type at `$` uses `Literal[1,2]` keys"),
@@ -718,11 +752,11 @@ def test_dict_keys_must_be_str():
 
 
 def test_forward_reference_errors_point_at_the_string():
-    script = Script(HEADER + """
+    script = Script("""
         class A(TypedDict):
             b: "list[Bee]"
             c: NotRequired["NotRequired[int]"]
-    """.replace("\n        ", "\n"))
+    """, header=True)
     assert script.diagnostics == [
         (3, 8, "DWF402", "Unknown type `Bee` at `A.b[]`"),
         (4, 20, "DWF401", "Unsupported result type at `A.c`: `Required` and `NotRequired` cannot be nested"),
@@ -733,7 +767,7 @@ def test_forward_reference_errors_point_at_the_string():
 
 
 def test_invalid_typeddict_declarations():
-    script = Script(HEADER + '''
+    script = Script('''
         class Base(TypedDict):
             a: int
         class X(Base, Generic, total="no", metaclass=M):
@@ -747,7 +781,7 @@ def test_invalid_typeddict_declarations():
             pass
         ask(returns=X)
         ask(returns=list[Base])
-    '''.replace("\n        ", "\n"))
+    ''', header=True)
     assert script.results[0] is None and script.results[1] is not None
     assert script.diagnostics == [
         (4, 15, "DWF406", "TypedDict `X` has an unsupported base `Generic`"),
@@ -768,7 +802,7 @@ def test_invalid_typeddict_declarations():
 
 
 def test_non_field_statements_in_typeddict_body():
-    script = Script(HEADER + '''
+    script = Script('''
         class X(TypedDict):
             a: int
             def total(self):
@@ -778,7 +812,7 @@ def test_non_field_statements_in_typeddict_body():
             print(a)
             class Inner(TypedDict):
                 c: int
-    '''.replace("\n        ", "\n"))
+    ''', header=True)
     assert [(line, col, code) for line, col, code, _ in script.diagnostics] == [
         (4, 5, "DWF104"), (6, 5, "DWF104"), (8, 5, "DWF104"), (9, 5, "DWF104")]
     assert [m.rsplit("not ", 1)[1] for *_, m in script.diagnostics] == [
@@ -786,14 +820,14 @@ def test_non_field_statements_in_typeddict_body():
 
 
 def test_base_typos_and_inheritance_cycles():
-    script = Script(HEADER + '''
+    script = Script('''
         class A(TypedDict):
             a: int
         class B(A, TypeDict):
             b: int
         class C(B):
             c: int
-    '''.replace("\n        ", "\n"))
+    ''', header=True)
     assert script.diagnostics == [(4, 12, "DWF406", "TypedDict `B` has an unsupported base `TypeDict`")]
     assert script.helps == ["did you mean `TypedDict`?"]
     # Python cannot even define a cycle, but the builder must not loop on one.
@@ -809,13 +843,13 @@ def test_base_typos_and_inheritance_cycles():
 
 
 def test_an_unused_broken_typeddict_is_still_reported():
-    assert errors(HEADER + "class Unused(TypedDict):\n    when: datetime\n") == [
+    assert Script("class Unused(TypedDict):\n    when: datetime\n", header=True).diagnostics == [
         (3, 11, "DWF401", "Unsupported result type at `Unused.when`: `datetime` values are not JSON")]
 
 
 def test_schema_of_a_typeddict_using_a_broken_one_is_none_without_a_second_report():
-    script = Script(HEADER + "class Bad(TypedDict):\n    x: bytes\nclass Good(TypedDict):\n    bad: Bad\n"
-                    "ask(returns=Good)\nask(returns=list[Good])\n")
+    script = Script("class Bad(TypedDict):\n    x: bytes\nclass Good(TypedDict):\n    bad: Bad\n"
+                    "ask(returns=Good)\nask(returns=list[Good])\n", header=True)
     assert script.results == [None, None]
     assert [d[:3] for d in script.diagnostics] == [(3, 8, "DWF401")]
 
@@ -833,7 +867,8 @@ def _compound(children):
     return st.one_of(
         children.map(lambda c: (f"list[{c[0]}]", st.lists(c[1], max_size=3))),
         children.map(lambda c: (f"dict[str, {c[0]}]", st.dictionaries(st.text(max_size=2), c[1], max_size=3))),
-        st.tuples(children, children).map(lambda p: (f"tuple[{p[0][0]}, {p[1][0]}]", st.tuples(p[0][1], p[1][1]).map(list))),
+        st.tuples(children, children).map(
+            lambda p: (f"tuple[{p[0][0]}, {p[1][0]}]", st.tuples(p[0][1], p[1][1]).map(list))),
         st.tuples(children, children).map(lambda p: (f"{p[0][0]} | {p[1][0]}", st.one_of(p[0][1], p[1][1]))),
         children.map(lambda c: (f'Annotated[{c[0]}, "d"]', c[1])),
     )

@@ -11,6 +11,6 @@ CHECKS = [["ruff", "check", "."], ["pytest", "-q"]]
 phase("Run checks")
 fixer = agent("fixer", system="You fix code so that lint and tests pass.")
 for check in CHECKS:
-    result = await world.run(check[0], check[1:])  # expect: `world.run` command must be a string literal
+    result = await world.run(check[0], check[1:])  # error: DWF303:30  # `world.run` command must be a string literal
     if result.exit_code != 0:
         await fixer.ask(f"`{' '.join(check)}` failed:\n{result.stdout[-4000:]}\nFix it.")

@@ -6,6 +6,6 @@ string literal. Write one literal `phase("...")` per stage instead of naming pha
 meta = {"name": "computed-phase-name", "description": "Review the API, then the CLI."}
 
 for area in ["api", "cli"]:
-    phase(f"Review {area}")  # expect: `phase()` argument must be a string literal
+    phase(f"Review {area}")  # error: DWF305:11  # `phase()` argument must be a string literal
     notes = await agent(f"reviewer-{area}").ask(f"Review the code under src/{area}/ for bugs.")
     log(notes[:200])

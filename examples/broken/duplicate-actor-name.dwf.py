@@ -11,6 +11,6 @@ commits = await git.log(40)
 draft = await writer.ask("Draft release notes from:\n" + "\n".join(c.subject for c in commits))
 
 phase("Polish")
-polisher = agent("writer", system="You tighten prose.")  # expect: duplicate actor name "writer"
+polisher = agent("writer", system="You tighten prose.")  # error: DWF310:18  # duplicate actor name "writer"
 final = await polisher.ask(f"Tighten this draft without changing its meaning:\n{draft}")
 return final

@@ -5,7 +5,7 @@ journal key. Call `files.read(path)` directly (binding the container, `f = files
 """
 meta = {"name": "facade-alias", "description": "Count the words in every Markdown page."}
 
-read = files.read  # expect: facade function `files.read` used as a value
+read = files.read  # error: DWF301:8  # facade function `files.read` used as a value
 
 phase("Count words")
 pages = await files.glob("docs/**/*.md")

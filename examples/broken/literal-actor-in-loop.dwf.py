@@ -9,6 +9,6 @@ meta = {"name": "literal-actor-in-loop", "description": "Review each changed fil
 phase("Review")
 notes = []
 for path in await git.changed_files():
-    reviewer = agent("reviewer", system="You are a careful reviewer.")  # expect: literal actor name inside a loop
+    reviewer = agent("reviewer", system="You are a careful reviewer.")  # error: DWF311:22  # literal actor name inside a loop
     notes.append(await reviewer.ask(f"Review {path}."))
 return notes

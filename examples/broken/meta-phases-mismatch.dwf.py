@@ -8,7 +8,7 @@ meta = {
     "description": "Review changed files, then summarize the findings.",
     "phases": [
         {"title": "Review", "detail": "One reviewer per changed file."},
-        {"title": "Summarise", "detail": "One summary for the pull request."},  # expect: meta phase "Summarise" has no phase() call
+        {"title": "Summarise", "detail": "One summary for the pull request."},  # error: DWF308:19  # meta phase "Summarise" has no phase() call
     ],
 }
 
@@ -16,6 +16,6 @@ phase("Review")
 paths = await git.changed_files()
 reviews = await parallel(agent(f"reviewer-{p}").ask(f"Review {p}.") for p in paths)
 
-phase("Summarize")  # expect: phase "Summarize" is not listed in meta["phases"]
+phase("Summarize")  # error: DWF308:1  # phase "Summarize" is not listed in meta["phases"]
 summary = await agent("summarizer").ask("Summarize these reviews:\n" + "\n".join(r for r in reviews if r))
 return summary

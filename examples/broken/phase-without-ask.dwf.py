@@ -5,7 +5,7 @@ approval screen. Keep the reads in the phase that uses them.
 """
 meta = {"name": "phase-without-ask", "description": "Review every Python module under src/."}
 
-phase("Collect files")  # expect: phase "Collect files" contains no ask or world.run
+phase("Collect files")  # error: DWF307:1  # phase "Collect files" contains no ask or world.run
 paths = await files.glob("src/**/*.py")
 log(f"{len(paths)} modules")
 

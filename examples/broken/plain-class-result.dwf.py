@@ -6,7 +6,7 @@ stay plain JSON (read fields with `r["severity"]`). Write `class Finding(TypedDi
 meta = {"name": "plain-class-result", "description": "List the security problems in the API code."}
 
 
-class Finding:  # expect: class other than a TypedDict declaration
+class Finding:  # error: DWF104:1  # class other than a TypedDict declaration
     path: str
     severity: str
     summary: str
@@ -15,6 +15,6 @@ class Finding:  # expect: class other than a TypedDict declaration
 phase("Audit")
 findings = await agent("auditor").ask(
     "Audit src/api/ for security problems.",
-    returns=list[Finding],  # expect: `Finding` is not a TypedDict (no schema)
+    returns=list[Finding],  # error: DWF402:18  # `Finding` is not a TypedDict (no schema)
 )
 return findings

@@ -8,5 +8,5 @@ meta = {"name": "print-instead-of-log", "description": "Summarize the README in 
 phase("Summarize")
 text = await files.read("README.md")
 summary = await agent("summarizer").ask(f"Summarize this README in three bullets:\n{text[:8000]}")
-print(f"Summary is {len(summary)} characters long")  # expect: `print` is not available; use log()
+print(f"Summary is {len(summary)} characters long")  # error: DWF201:1  # `print` is not available; use log()
 return summary

@@ -4,13 +4,13 @@ A typed ask is validated against a JSON Schema synthesized from its type; `Any` 
 it is rejected (and it is not importable). Declare the shape with a TypedDict, or use `object`
 when any JSON value really is acceptable.
 """
-from typing import Any  # expect: `Any` cannot be imported from typing
+from typing import Any  # error: DWF205:20  # `Any` cannot be imported from typing
 
 meta = {"name": "returns-any", "description": "Extract the configuration options from the docs."}
 
 phase("Extract")
 options = await agent("extractor").ask(
     "List every configuration option documented in docs/config.md with its default.",
-    returns=dict[str, Any],  # expect: `Any` is not allowed in a result type ($.*)
+    returns=dict[str, Any],  # error: DWF401:23  # `Any` is not allowed in a result type ($.*)
 )
 return options

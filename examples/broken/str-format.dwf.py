@@ -9,6 +9,6 @@ path = "src/billing/invoice.py"
 focus = "rounding"
 
 phase("Review")
-prompt = "Review {} for {} problems.".format(path, focus)  # expect: `str.format` is not allowed; use an f-string
+prompt = "Review {} for {} problems.".format(path, focus)  # error: DWF203:39  # `str.format` is not allowed; use an f-string
 review = await agent("reviewer").ask(prompt)
 return review

@@ -7,6 +7,6 @@ meta = {"name": "unawaited-ask", "description": "Fix the failing tests, then re-
 
 phase("Fix")
 fixer = agent("fixer")
-fixer.ask("The test suite fails. Find the cause and fix the code, not the tests.")  # expect: awaitable is never awaited
+fixer.ask("The test suite fails. Find the cause and fix the code, not the tests.")  # error: DWF317:1  # awaitable is never awaited
 result = await world.run("pytest", ["-q"])
 return {"tests_pass": result.exit_code == 0}

@@ -136,7 +136,8 @@ class Lowerer:
 
     def lower_module(self) -> tuple[ir.Stmt, ...]:
         module = self.parsed.module
-        collect(self.scope, module)
+        self._walrus_possible = ":=" in self.parsed.source.text
+        collect(self.scope, module, self._walrus_possible)
         self._collect_types(module)
         self._find_type_aliases(module)
         self._find_meta(module)
@@ -480,7 +481,7 @@ class Lowerer:
         scope_of_name = ir.GLOBAL if self.scope.kind == "module" else ir.LOCAL
         function_scope = Scope("function", self.scope, is_async=node.asynchronous is not None, function=name)
         params = self.params(node.params, function_scope)
-        collect(function_scope, node.body)
+        collect(function_scope, node.body, self._walrus_possible)
         self._check_meta_bindings(function_scope)
         outer_scope, outer_phase, outer_loop, outer_blocks = self.scope, self.phase, self.loop_depth, self.block_kinds
         self.scope, self.phase, self.loop_depth, self.block_kinds = function_scope, None, 0, ["function"]
@@ -963,7 +964,7 @@ class Lowerer:
     def lambda_(self, node: cst.Lambda) -> ir.Expr:
         scope = Scope("lambda", self.scope, is_async=False, function=self.function)
         params = self.params(node.params, scope)
-        collect(scope, node.body)
+        collect(scope, node.body, self._walrus_possible)
         self._check_meta_bindings(scope)
         outer = self.scope
         self.scope = scope

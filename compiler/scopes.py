@@ -161,9 +161,61 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
-def collect(scope: Scope, body: cst.CSTNode) -> None:
-    """Add the bindings of `body` (a statement block or expression) to `scope`."""
-    body.visit(BindingCollector(scope, scope.binding_scope()))
+def collect(scope: Scope, body: cst.CSTNode, walrus_possible: bool = True) -> None:
+    """Add the bindings of `body` (a statement block or expression) to `scope`.
+
+    Only a walrus can bind a name inside an expression, so when the script has no `:=` the
+    walk visits statements alone (a libcst visitor would rebuild every expression node too)."""
+    collector = BindingCollector(scope, scope.binding_scope())
+    if walrus_possible:
+        body.visit(collector)
+    else:
+        _walk_statements(collector, body)
+
+
+_SMALL_BINDERS = {
+    cst.Assign: BindingCollector.visit_Assign, cst.AnnAssign: BindingCollector.visit_AnnAssign,
+    cst.AugAssign: BindingCollector.visit_AugAssign, cst.Del: BindingCollector.visit_Del,
+    cst.Import: BindingCollector.visit_Import, cst.ImportFrom: BindingCollector.visit_ImportFrom,
+}
+
+
+def _walk_statements(collector: BindingCollector, node: cst.CSTNode) -> None:
+    if isinstance(node, (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)):
+        for statement in node.body:
+            _walk_statements(collector, statement)
+    elif isinstance(node, cst.SimpleStatementLine):
+        for small in node.body:
+            binder = _SMALL_BINDERS.get(type(small))
+            if binder is not None:
+                binder(collector, small)
+    elif isinstance(node, cst.FunctionDef):
+        collector.visit_FunctionDef(node)
+    elif isinstance(node, cst.ClassDef):
+        collector.visit_ClassDef(node)
+    elif isinstance(node, cst.If):
+        _walk_statements(collector, node.body)
+        if node.orelse is not None:
+            _walk_statements(collector, node.orelse if isinstance(node.orelse, cst.If) else node.orelse.body)
+    elif isinstance(node, (cst.For, cst.While)):
+        if isinstance(node, cst.For):
+            collector.visit_For(node)
+        _walk_statements(collector, node.body)
+        if node.orelse is not None:
+            _walk_statements(collector, node.orelse.body)
+    elif isinstance(node, (cst.Try, cst.TryStar)):
+        _walk_statements(collector, node.body)
+        for handler in node.handlers:
+            collector.visit_ExceptHandler(handler)
+            _walk_statements(collector, handler.body)
+        for part in (node.orelse, node.finalbody):
+            if part is not None:
+                _walk_statements(collector, part.body)
+    elif isinstance(node, cst.With):
+        for item in node.items:
+            if item.asname is not None:
+                collector._bind_target(item.asname.name, node, None)
+        _walk_statements(collector, node.body)
 
 
 def bind_targets(scope: Scope, target: cst.BaseExpression, node: cst.CSTNode) -> None:

@@ -4,7 +4,7 @@ copy. A listener that raises is logged and skipped; no listener ever receives a 
 
 from __future__ import annotations
 
-import copy
+import json
 import logging
 from typing import Any, Callable
 
@@ -34,9 +34,10 @@ class EventBus:
         event = {"type": event_type, "run_id": self.run_id, "seq": sequence, **payload}
         if event_type == "run-settled":
             self.settled = True
+        text = json.dumps(event) if self.listeners else ""
         for listener in list(self.listeners):
             try:
-                listener(copy.deepcopy(event))
+                listener(json.loads(text))  # each listener gets its own copy of plain data
             except Exception:  # a broken listener must not break the run or other listeners
                 log.exception("event listener %r failed on %s; skipped", listener, event_type)
         return event

@@ -65,13 +65,15 @@ class JournalStore(Protocol):
 
 
 class MemoryJournal:
-    """Keeps everything in dicts; values are deep-copied in and out like a database would."""
+    """Keeps everything in dicts. Like a database, it stores JSON text, so callers can never
+    change a stored row through a reference they kept (and serializing is far cheaper than a
+    deep copy)."""
 
     def __init__(self) -> None:
         self.runs: dict[str, RunRow] = {}
         self.actors: dict[tuple[str, str, str], dict] = {}
-        self.nodes: dict[tuple[str, str, str], NodeRow] = {}
-        self._events: dict[str, list[dict]] = {}
+        self.nodes: dict[tuple[str, str, str], tuple] = {}
+        self._events: dict[str, list[tuple[int, str, str]]] = {}
 
     def create_run(self, run: RunRow) -> None:
         if run.id in self.runs:
@@ -91,16 +93,23 @@ class MemoryJournal:
         self.actors[(run_id, site, key)] = {"name": name, "persona": persona, "model": model}
 
     def get_node(self, run_id: str, site: str, key: str) -> NodeRow | None:
-        row = self.nodes.get((run_id, site, key))
-        return copy.deepcopy(row) if row else None
+        stored = self.nodes.get((run_id, site, key))
+        if stored is None:
+            return None
+        kind, actor, digest, data, status, imported = stored
+        fields = json.loads(data)
+        return NodeRow(run_id, site, key, kind, actor, digest, fields["input"], status, fields["result"],
+                       fields["error"], fields["usage"], imported)
 
     def put_node(self, row: NodeRow) -> None:
-        self.nodes[(row.run_id, row.site, row.key)] = copy.deepcopy(row)
+        data = json.dumps({"input": row.input, "result": row.result, "error": row.error, "usage": row.usage})
+        self.nodes[(row.run_id, row.site, row.key)] = (row.kind, row.actor, row.input_hash, data, row.status, row.imported)
 
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
         events = self._events.setdefault(run_id, [])
-        events.append({"seq": len(events) + 1, "type": event_type, "payload": copy.deepcopy(payload)})
+        events.append((len(events) + 1, event_type, json.dumps(payload)))
         return len(events)
 
     def events(self, run_id: str, after: int = 0) -> list[dict]:
-        return [copy.deepcopy(e) for e in self._events.get(run_id, []) if e["seq"] > after]
+        return [{"seq": seq, "type": kind, "payload": json.loads(payload)}
+                for seq, kind, payload in self._events.get(run_id, []) if seq > after]

@@ -1,0 +1,175 @@
+"""Benchmark `dwfc run`'s engine and interpreter, each against a baseline measured in the same
+run, and write the `## dwfc run` section of docs/performance.md.
+
+(a) throughput: 10,000 asks on an instant scripted port at concurrency 16 (in-memory journal):
+    asks per second and peak traced memory; target >= 2,000 asks/s.
+(b) fan-out: one `parallel` of 4,096 asks with 50 ms simulated latency at concurrency 16: wall
+    time against the ideal ceil(4096/16) x 50 ms; target <= 1.15x.
+(c) interpreter: 10 million interpreter steps of pure arithmetic against CPython running the
+    same loop; target <= 100x.
+
+Usage: python bench/run.py [--no-write] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import re
+import sys
+import time
+import resource
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "performance.md"
+SECTION = "## dwfc run"
+
+
+def _use_project_interpreter() -> None:
+    try:
+        import dwf.runtime  # noqa: F401
+    except ImportError:
+        python = ROOT / ".venv" / "bin" / "python"
+        if python.exists() and Path(sys.executable) != python:
+            os.execv(str(python), [str(python), *sys.argv])
+        raise
+
+
+_use_project_interpreter()
+
+import anyio  # noqa: E402
+
+from dwf.runtime.engine import Engine, StartRequest  # noqa: E402
+from dwf.runtime.scripted import ScriptedAgentPort, parse_fixture  # noqa: E402
+from dwf.runtime.interpreter import Interpreter  # noqa: E402
+from dwf.compiler.compile import compile_source  # noqa: E402
+from dwf.runtime.limits import Limits  # noqa: E402
+
+META = 'meta = {"name": "bench", "description": "Benchmark."}\nphase("Work")\n'
+
+
+def throughput_script(asks: int, batch: int) -> str:
+    return META + (
+        "workers = [agent(f\"w{i}\") for i in range(16)]\n"
+        "done = 0\n"
+        f"for b in range({asks // batch}):\n"
+        f"    results = await parallel(workers[i % 16].ask(f\"task {{b}}-{{i}}\") for i in range({batch}))\n"
+        "    done += len(results)\n"
+        "return done\n"
+    )
+
+
+def fanout_script(items: int) -> str:
+    return META + f"results = await parallel(agent(f\"w{{i}}\").ask(\"go\") for i in range({items}))\nreturn len(results)\n"
+
+
+async def run_engine(script: str, fixture: dict, **options) -> tuple[float, object]:
+    port = ScriptedAgentPort(parse_fixture(fixture))
+    async with Engine() as engine:
+        started = time.perf_counter()
+        run = engine.start(StartRequest(script=script, agent_port=port, **options))
+        result = await run.result
+        elapsed = time.perf_counter() - started
+    assert result.status == "completed", result.error
+    return elapsed, result
+
+
+def bench_throughput(asks: int) -> dict:
+    script = throughput_script(asks, 2000 if asks >= 2000 else asks)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    elapsed, result = anyio.run(lambda: run_engine(script, {"rules": [], "default": {"result": "ok"}}, max_concurrency=16))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert result.value == asks
+    return {"asks": asks, "seconds": elapsed, "asks_per_s": asks / elapsed, "peak_mb": peak / 1024,
+            "growth_mb": max(0, peak - before) / 1024}
+
+
+def bench_fanout(items: int, latency: float) -> dict:
+    script = fanout_script(items)
+    elapsed, result = anyio.run(lambda: run_engine(script, {"rules": [], "default": {"result": "ok", "delay_s": latency}},
+                                                   max_concurrency=16, max_agents=items + 1,
+                                                   limits=Limits(agents=items + 1)))
+    ideal = math.ceil(items / 16) * latency
+    return {"items": items, "seconds": elapsed, "ideal": ideal, "ratio": elapsed / ideal}
+
+
+LOOP = """
+total = 0
+i = 0
+while i < {n}:
+    total = total + i * 2 % 7
+    i += 1
+"""
+
+
+def bench_interpreter(steps: int) -> dict:
+    iterations = steps // 3  # each iteration is 3 steps: the loop test and two statements
+    source = META.replace('phase("Work")\n', "") + LOOP.format(n=iterations) + "return total\n"
+    program = compile_source(source, "loop.dwf.py").program
+    interpreter = Interpreter(program, host=None, limits=Limits(steps=steps + 100))
+    started = time.perf_counter()
+    value = anyio.run(interpreter.run)
+    dwf_seconds = time.perf_counter() - started
+    namespace: dict = {}
+    code = compile("def loop():" + LOOP.format(n=iterations).replace("\n", "\n    ") + "\n    return total\n", "loop", "exec")
+    exec(code, namespace)
+    started = time.perf_counter()
+    expected = namespace["loop"]()
+    cpython_seconds = time.perf_counter() - started
+    assert value == expected
+    return {"steps": interpreter.steps, "dwf": dwf_seconds, "cpython": cpython_seconds, "ratio": dwf_seconds / cpython_seconds}
+
+
+def render(a: dict, b: dict, c: dict) -> str:
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    verdict = lambda ok: "met" if ok else "**missed**"
+    return "\n".join([
+        SECTION, "",
+        f"Generated by `python bench/run.py` on {now}: {os.cpu_count()} CPUs (load average {load:.1f} at the start), "
+        f"Python {platform.python_version()}, {platform.system()} {platform.machine()}.", "",
+        "In-process runs through `Engine` with the scripted agent port and the in-memory journal.", "",
+        "| benchmark | measured | baseline (same run) | ratio / rate | target |",
+        "|---|---:|---:|---:|---|",
+        f"| (a) {a['asks']:,} asks, instant port, concurrency 16 | {a['seconds']:.2f} s | — | "
+        f"**{a['asks_per_s']:,.0f} asks/s**; process peak RSS {a['peak_mb']:.0f} MB (+{a['growth_mb']:.0f} MB during the run) | ≥ 2,000 asks/s: {verdict(a['asks_per_s'] >= 2000)} |",
+        f"| (b) {b['items']:,}-item fan-out, 50 ms latency, concurrency 16 | {b['seconds']:.2f} s | ideal {b['ideal']:.2f} s | "
+        f"**{b['ratio']:.3f}×** | ≤ 1.15×: {verdict(b['ratio'] <= 1.15)} |",
+        f"| (c) {c['steps']:,} interpreter steps of arithmetic | {c['dwf']:.2f} s | CPython {c['cpython']:.3f} s | "
+        f"**{c['ratio']:.1f}×** | ≤ 100×: {verdict(c['ratio'] <= 100)} |",
+        "",
+    ])
+
+
+def write_section(section: str) -> None:
+    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Performance\n\n"
+    pattern = re.compile(rf"^{re.escape(SECTION)}[ \t]*\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section + "\n", text)
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    DOC.write_text(text, encoding="utf-8")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    options = parser.parse_args()
+    a = bench_throughput(2000 if options.quick else 10_000)
+    print(f"(a) {a['asks']} asks in {a['seconds']:.2f} s = {a['asks_per_s']:.0f} asks/s, peak RSS {a['peak_mb']:.0f} MB")
+    b = bench_fanout(256 if options.quick else 4096, 0.05)
+    print(f"(b) {b['items']} items in {b['seconds']:.2f} s, ideal {b['ideal']:.2f} s, ratio {b['ratio']:.3f}")
+    c = bench_interpreter(1_000_000 if options.quick else 10_000_000)
+    print(f"(c) {c['steps']} steps in {c['dwf']:.2f} s vs CPython {c['cpython']:.3f} s, ratio {c['ratio']:.1f}")
+    if not options.no_write:
+        write_section(render(a, b, c))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,21 +1,32 @@
 """The DWF syntax as code: loads `dwf.lark` and parses whole `*.dwf.py` modules with it.
 
-`dwf.lark` is the normative statement of which Python 3.11 syntax DWF accepts.  This module
-builds the LALR(1) parser once per process and adds what a LALR(1) grammar cannot say (listed
-at the top of `dwf.lark`): the indentation post-lexer, the checks on tokens the lexer glued
-together, and a few checks on the finished tree (assignment targets, string escapes, the
-lexical f-string rules of CPython 3.11, repeated keyword arguments and parameter names).
+`dwf.lark` is the normative statement of which Python 3.11 syntax DWF accepts; this module is
+its only entry point.  Public API:
 
-Public API:
-
-* `parse_tree(text)` -> `lark.Tree` rooted at `file_input`, or `DwfSyntaxError`;
+* `parse_tree(text)` -> `lark.Tree` rooted at `file_input`, or raises `DwfSyntaxError`;
 * `accepts(text)` -> bool;
 * `DwfSyntaxError(message, line, column)`, 1-based line and column.
 
-Token positions in the tree refer to the text after line endings are normalized (`\\r\\n` and
-`\\r` become `\\n`, a final newline is added), which keeps every line and column unchanged.
+How a module is read, and what each step guarantees:
 
-This module imports only lark and the standard library.
+1. Line endings are normalized (`\\r\\n` and `\\r` become `\\n`) and a final newline is added,
+   as CPython's tokenizer does.  Lines and columns of tokens in the tree are those of the
+   original text (character offsets, `start_pos`, index the normalized text).  NUL characters
+   and an indented first statement are rejected here.
+2. lark's contextual lexer cuts tokens, choosing only among the terminals the LALR(1) parser
+   can shift in its current state; that is what lets f-strings be parsed (their literal text
+   is a terminal only inside an f-string).
+3. The post-lexer `_Layout` plays CPython's tokenizer: INDENT/DEDENT with its tab rules and
+   limits, newlines ignored inside brackets, a line continuation at the end of the file, and
+   tokens that CPython would have read as one (`1if`, `2j`, a keyword glued to a name).
+4. The LALR(1) parser, built once per process, builds the tree.
+5. `_TreeChecker` walks the tree once (iteratively) for the rules CPython checks outside its
+   grammar: assignment targets, string escapes, the lexical f-string rules of 3.11, repeated
+   keyword arguments and parameters, identifiers, nesting depth.  The first error in source
+   order is raised.
+
+Any rejection, from any step, is a `DwfSyntaxError`.  This module imports only lark and the
+standard library.
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lark import Lark, Token, Tree
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken
 from lark.indenter import Indenter
 
 __all__ = ["GRAMMAR_PATH", "DwfSyntaxError", "accepts", "parse_tree"]
@@ -37,6 +48,8 @@ GRAMMAR_PATH = Path(__file__).parent / "dwf.lark"
 # CPython's tokenizer limits (Parser/tokenizer.h: MAXINDENT, MAXLEVEL).
 MAX_INDENT_LEVELS = 100
 MAX_BRACKET_DEPTH = 200
+# DWF's own cap on the depth of the syntax tree (CPython's parser stack gives out near 3000).
+MAX_NESTING = 1000
 
 
 class DwfSyntaxError(Exception):
@@ -83,7 +96,6 @@ def _parser() -> Lark:
         lexer="contextual",
         start="file_input",
         postlex=_Layout(),
-        propagate_positions=True,
         maybe_placeholders=True,
     )
 
@@ -132,7 +144,7 @@ _NUMBERS = frozenset({"DEC_NUMBER", "HEX_NUMBER", "OCT_NUMBER", "BIN_NUMBER", "F
 
 def _starts_word(token: Token) -> bool:
     first = token.value[:1]
-    return first.isalnum() or first == "_"
+    return first.isalnum() or first == "_" or not first.isascii()
 
 
 class _Layout(Indenter):
@@ -149,6 +161,7 @@ class _Layout(Indenter):
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 8
+    always_accept = ("_NEWLINE", "LINE_CONT")
 
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
         return self._layout(stream)
@@ -158,7 +171,12 @@ class _Layout(Indenter):
         depth = 0
         previous = None
         last = None
+        continued = None
         for token in stream:
+            if token.type == "LINE_CONT":
+                continued = token
+                continue
+            continued = None
             last = token
             if token.type == self.NL_type:
                 if depth == 0:
@@ -175,12 +193,14 @@ class _Layout(Indenter):
                     raise DwfSyntaxError("too many nested parentheses", token.line, token.column)
             elif token.type in self.CLOSE_PAREN_types:
                 depth = max(0, depth - 1)
-        while len(levels) > 1:
-            levels.pop()
-            if last is None:
-                yield Token(self.DEDENT_type, "", 0, 1, 1, 1, 1, 0)
-            else:
-                yield Token.new_borrow_pos(self.DEDENT_type, "", last)
+        if continued is not None:
+            raise DwfSyntaxError(
+                "unexpected end of file after a line continuation",
+                continued.line,
+                continued.column,
+            )
+        for _ in levels[1:]:  # close the blocks still open at the end of the file
+            yield Token.new_borrow_pos(self.DEDENT_type, "", last)
 
     def _indentation(self, newline: Token, levels: list[tuple[int, int]]) -> Iterator[Token]:
         if "\n" not in newline.value:
@@ -198,18 +218,27 @@ class _Layout(Indenter):
         if column > top:
             if alternative <= top_alternative:
                 raise DwfSyntaxError("inconsistent use of tabs and spaces in indentation", line, col)
-            if len(levels) > MAX_INDENT_LEVELS:
+            if len(levels) >= MAX_INDENT_LEVELS:  # the base level counts as one
                 raise DwfSyntaxError("too many levels of indentation", line, col)
             levels.append((column, alternative))
-            yield Token.new_borrow_pos(self.INDENT_type, indent, newline)
+            yield _layout_token(self.INDENT_type, indent, newline)
             return
         while column < levels[-1][0]:
             levels.pop()
-            yield Token.new_borrow_pos(self.DEDENT_type, indent, newline)
+            yield _layout_token(self.DEDENT_type, indent, newline)
         if column != levels[-1][0]:
             raise DwfSyntaxError("unindent does not match any outer indentation level", line, col)
         if alternative != levels[-1][1]:
             raise DwfSyntaxError("inconsistent use of tabs and spaces in indentation", line, col)
+
+
+def _layout_token(kind: str, indent: str, newline: Token) -> Token:
+    """An _INDENT/_DEDENT placed where the new line's first token starts."""
+    end = newline.end_pos
+    return Token(
+        kind, indent, end, newline.end_line, newline.end_column,
+        newline.end_line, newline.end_column, end,
+    )
 
 
 def _check_adjacent(previous: Token, token: Token) -> None:
@@ -253,53 +282,90 @@ def _from_lark(error: UnexpectedInput, source: str) -> DwfSyntaxError:
     if not isinstance(column, int) or column < 1:
         column = 1
     pos = _offset(source, line, column)
-    word = re.match(r"\w+|\S", source[pos:])
-    word = word.group(0) if word else ""
+    token = error.token if isinstance(error, UnexpectedToken) else None
+    if token is not None and token.type == "$END":
+        return DwfSyntaxError("unexpected end of file", line, column)
+    if token is not None and token.type == "_INDENT":
+        return DwfSyntaxError("unexpected indent", line, column)
+    if "_INDENT" in _expected(error):
+        return DwfSyntaxError("expected an indented block", line, column)
+    glued = _glued(source, pos)
+    if glued is not None:
+        start, message = glued
+        return _error_at(source, start, message)
+    match = re.match(r"\w+|\S", source[pos:])
+    word = match.group(0) if match else ""
     line_text = source[pos - column + 1 : source.find("\n", pos)]
-    message = None
-    if isinstance(error, UnexpectedToken):
-        token = error.token
-        if token.type == "$END":
-            message = "unexpected end of file"
-        elif token.type == "_INDENT":
-            message = "unexpected indent"
-        elif "_INDENT" in error.expected:
-            message = "expected an indented block"
-        else:
-            word = str(token.value) if token.value else word
+    message = _not_dwf_hint(word, line_text, source[:pos])
     if message is None:
-        message = _not_dwf_hint(word, line_text, source[:pos])
-    if message is None:
-        if isinstance(error, UnexpectedCharacters):
-            message = f"invalid syntax: unexpected character {word[:1]!r}"
-        elif word:
-            message = f"invalid syntax: unexpected {word!r}"
-        else:
-            message = "invalid syntax"
+        message = f"invalid syntax: unexpected {word!r}" if word else "invalid syntax"
     return DwfSyntaxError(message, line, column)
 
 
+def _expected(error: UnexpectedInput) -> set[str]:
+    """Terminals the parser would have accepted (the contextual lexer reports fewer)."""
+    state = getattr(error, "state", None)
+    try:
+        return set(state.parse_conf.parse_table.states[state.position])
+    except AttributeError:
+        return set(getattr(error, "expected", None) or getattr(error, "allowed", None) or ())
+
+
+_NUMBER_BEFORE = re.compile(
+    r"(?<![\w.])(?:0[xXoObB][\w]*|\d[\d_]*\.?[\d_]*(?:[eE][+-]?[\d_]+)?|\.\d[\d_]*(?:[eE][+-]?[\d_]+)?)$"
+)
+_WORD_BEFORE = re.compile(r"(?<!\w)\w+$")
+
+
+def _glued(source: str, pos: int) -> tuple[int, str] | None:
+    """`2j`, `1abc`, `iffy` in a state without names: one token for CPython, two for lark."""
+    if not (0 < pos < len(source)) or not (source[pos].isalnum() or source[pos] == "_"):
+        return None
+    before = source[max(0, pos - 100) : pos]
+    number = _NUMBER_BEFORE.search(before)
+    if number is not None:
+        start = pos - len(number.group(0))
+        if source[pos] in "jJ":
+            return start, "imaginary numbers are not part of DWF"
+        return start, "invalid number literal"
+    word = _WORD_BEFORE.search(before)
+    if word is not None and word.group(0) in _KEYWORDS:
+        rest = re.match(r"\w*", source[pos:]).group(0)
+        return pos - len(word.group(0)), f"invalid syntax: `{word.group(0)}{rest}` is not a name"
+    return None
+
+
+_PREVIOUS_WORD = re.compile(r"(\w+|\S)\s*$")
+
+
 def _not_dwf_hint(word: str, line_text: str, before: str) -> str | None:
-    if word in _NOT_DWF:
-        return _NOT_DWF[word]
+    """Name the construct when the error sits on something DWF leaves out on purpose."""
     head = _LEADING_WORD.match(line_text)
     head = head.group(1) if head else ""
-    if word in ("for", "with") and before.rstrip().endswith("async"):
+    previous = _PREVIOUS_WORD.search(before[-200:])
+    previous = previous.group(1) if previous else ""
+    if previous == "async" and word in ("for", "with"):
         return f"`async {word}` is not part of DWF"
-    if word == "*" and before.rstrip().endswith("except"):
+    if word in _NOT_DWF:
+        return _NOT_DWF[word]
+    if previous == "except" and word == "*":
         return "`except*` is not part of DWF"
-    if word == "*" and head == "from":
+    if head == "from" and word == "*":
         return "star imports are not part of DWF"
-    if word == "." and head == "from":
+    if previous == "from" and word == ".":
         return "relative imports are not part of DWF"
-    if word == "/" and head in ("def", "async", "lambda") or word == "/" and "lambda" in line_text:
+    if word == "/" and (head in ("def", "async") or "lambda" in line_text):
         return "positional-only parameters are not part of DWF"
-    if head in ("match", "case") and line_text.rstrip().endswith(":"):
-        return "`match` statements are not part of DWF"
-    if head == "type" and "=" in line_text:
-        return "`type` statements are not part of DWF"
-    if head == "print":
-        return "Python 2 print statement; use `log()`"
+    if previous == "*" and word in (",", ":", ")") and (head in ("def", "async") or "lambda" in line_text):
+        return "keyword-only parameters are not part of DWF"
+    if word == "[" and head in ("def", "async", "class"):
+        return "type parameters are not part of DWF"
+    if head == previous and previous in ("match", "type", "print"):
+        return {
+            "match": "`match` statements are not part of DWF",
+            "type": "`type` statements are not part of DWF",
+            "print": "Python 2 print statement; use `log()`",
+        }[previous]
     return None
 
 
@@ -341,15 +407,45 @@ _DESCRIPTIONS = {
     "tuple": "tuple",
     "list": "list",
 }
-_STRING_TOKENS = re.compile(r"STRING|BYTES|FSTRING_(R?MIDDLE|R?SPEC)_\w+")
+_TRIPLE_QUOTES = ('"""', "'''")
 _ESCAPE = re.compile(
     r"\\(?:x([0-9a-fA-F]{0,2})|u([0-9a-fA-F]{0,4})|U([0-9a-fA-F]{0,8})|N(\{[^}]*\})?|[\s\S]|$)"
 )
 _PREFIX = re.compile(r"[a-zA-Z]*")
 
 
+def _literal_kind(token_type: str) -> str | None:
+    """How a literal token's escapes are checked: "str", "bytes", "fstring" or None (raw)."""
+    if token_type in ("STRING", "BYTES"):
+        return token_type.lower()
+    if token_type.startswith(("FSTRING_MIDDLE", "FSTRING_SPEC")):
+        return "fstring"
+    return None
+
+
 def _describe(node: Tree) -> str:
     return _DESCRIPTIONS.get(str(node.data), "expression")
+
+
+def _first_token(node: Tree) -> Token | None:
+    stack: list = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Token):
+            return item
+        if isinstance(item, Tree):
+            stack.extend(reversed(item.children))
+    return None
+
+
+def _subtrees(node: Tree) -> Iterator[tuple[Tree, int]]:
+    """Pre-order with depths, iterative: trees can be deeper than Python's recursion limit."""
+    stack = [(node, 0)]
+    while stack:
+        item, depth = stack.pop()
+        yield item, depth
+        depth += 1
+        stack.extend((child, depth) for child in reversed(item.children) if isinstance(child, Tree))
 
 
 class _TreeChecker:
@@ -358,53 +454,68 @@ class _TreeChecker:
     def __init__(self, source: str) -> None:
         self.source = source
         self.errors: list[tuple[int, str]] = []
+        self.checks = {
+            "assign_stmt": self._assign_stmt,
+            "augassign_stmt": self._augassign_stmt,
+            "annassign_stmt": self._annassign_stmt,
+            "for_stmt": self._first_child_is_target,
+            "comp_for": self._first_child_is_target,
+            "del_stmt": self._del_stmt,
+            "arguments": self._arguments,
+            "parameters": self._parameters,
+            "lambda_params": self._parameters,
+            "fstring": self._fstring,
+        }
 
     def check(self, tree: Tree) -> None:
-        for node in tree.iter_subtrees():
-            method = getattr(self, "_check_" + str(node.data), None)
-            if method is not None:
-                method(node)
-        for token in tree.scan_values(lambda v: isinstance(v, Token)):
-            if _STRING_TOKENS.fullmatch(token.type):
-                self._check_literal(token)
+        checks = self.checks
+        for node, depth in _subtrees(tree):
+            if depth > MAX_NESTING:
+                self._fail(node, f"expression nested too deeply (more than {MAX_NESTING} levels)")
+                break
+            check = checks.get(node.data)
+            if check is not None:
+                check(node)
+            for child in node.children:
+                if isinstance(child, Token):
+                    if child.type == "NAME":
+                        if not child.value.isascii() and not child.value.isidentifier():
+                            self._name(child)
+                        continue
+                    kind = _literal_kind(child.type)
+                    if kind is not None:
+                        self._literal(child, kind)
         if self.errors:
             pos, message = min(self.errors)
             raise _error_at(self.source, pos, message)
 
-    def _fail(self, pos: int, message: str) -> None:
-        self.errors.append((pos, message))
+    def _fail(self, where: Tree | Token | int, message: str) -> None:
+        if isinstance(where, Tree):
+            where = _first_token(where) or 0
+        if isinstance(where, Token):
+            where = where.start_pos
+        self.errors.append((where, message))
 
-    def _fail_node(self, node: Tree | Token, message: str) -> None:
-        if isinstance(node, Token):
-            self._fail(node.start_pos, message)
-        else:
-            self._fail(node.meta.start_pos, message)
+    # ---- targets (what CPython's ast.c checked before 3.9)
 
-    # ---- targets
-
-    def _check_assign_stmt(self, node: Tree) -> None:
+    def _assign_stmt(self, node: Tree) -> None:
         for target in node.children[:-1]:
             self._target(target)
 
-    def _check_for_stmt(self, node: Tree) -> None:
+    def _first_child_is_target(self, node: Tree) -> None:
         self._target(node.children[0])
 
-    def _check_comp_for(self, node: Tree) -> None:
-        self._target(node.children[0])
-
-    def _check_augassign_stmt(self, node: Tree) -> None:
+    def _augassign_stmt(self, node: Tree) -> None:
         target = node.children[0]
         if target.data not in _ASSIGNABLE:
-            self._fail_node(
-                target, f"{_describe(target)} is an illegal target for augmented assignment"
-            )
+            self._fail(target, f"{_describe(target)} is an illegal target for augmented assignment")
 
-    def _check_annassign_stmt(self, node: Tree) -> None:
+    def _annassign_stmt(self, node: Tree) -> None:
         target = node.children[0]
         if target.data in ("tuple", "list"):
-            self._fail_node(target, f"only a single target (not a {target.data}) can be annotated")
+            self._fail(target, f"only a single target (not a {target.data}) can be annotated")
         elif target.data not in _ASSIGNABLE:
-            self._fail_node(target, f"illegal target for annotation: {_describe(target)}")
+            self._fail(target, f"illegal target for annotation: {_describe(target)}")
 
     def _target(self, target: Tree) -> None:
         pending = [target]
@@ -415,13 +526,13 @@ class _TreeChecker:
             if node.data in ("tuple", "list"):
                 starred = [c for c in node.children if c.data == "star_expr"]
                 if len(starred) > 1:
-                    self._fail_node(starred[1], "multiple starred expressions in assignment")
+                    self._fail(starred[1], "multiple starred expressions in assignment")
                 for child in node.children:
                     pending.append(child.children[0] if child.data == "star_expr" else child)
                 continue
-            self._fail_node(node, f"cannot assign to {_describe(node)}")
+            self._fail(node, f"cannot assign to {_describe(node)}")
 
-    def _check_del_stmt(self, node: Tree) -> None:
+    def _del_stmt(self, node: Tree) -> None:
         pending = [node.children[0]]
         while pending:
             target = pending.pop()
@@ -430,88 +541,67 @@ class _TreeChecker:
             if target.data in ("tuple", "list"):
                 pending.extend(target.children)
             elif target.data == "getattr":
-                self._fail_node(target, "`del` deletes names and subscripts only, not attributes")
+                self._fail(target, "`del` deletes names and subscripts only, not attributes")
             else:
-                self._fail_node(target, f"cannot delete {_describe(target)}")
+                self._fail(target, f"cannot delete {_describe(target)}")
 
-    # ---- calls and definitions
+    # ---- calls and definitions (CPython's compiler rules)
 
-    def _check_arguments(self, node: Tree) -> None:
+    def _arguments(self, node: Tree) -> None:
         seen: set[str] = set()
         for child in node.children:
             if isinstance(child, Tree) and child.data == "kwarg":
                 name = child.children[0]
-                if name.value in seen:
-                    self._fail_node(name, f"keyword argument repeated: {name.value}")
-                seen.add(name.value)
+                if name in seen:
+                    self._fail(name, f"keyword argument repeated: {name}")
+                seen.add(name)
 
-    def _check_parameters(self, node: Tree) -> None:
+    def _parameters(self, node: Tree) -> None:
         seen: set[str] = set()
         for child in node.children:
             if isinstance(child, Tree):
                 name = child.children[0]
-                if name.value in seen:
-                    self._fail_node(name, f"duplicate argument {name.value!r} in function definition")
-                seen.add(name.value)
+                if name in seen:
+                    self._fail(name, f"duplicate argument {str(name)!r} in function definition")
+                seen.add(name)
 
-    _check_lambda_params = _check_parameters
+    # ---- names and literals
 
-    # ---- literals
-
-    def _check_literal(self, token: Token) -> None:
-        kind = token.type
-        if kind.startswith("FSTRING_"):
-            if kind.startswith(("FSTRING_RMIDDLE", "FSTRING_RSPEC")):  # raw f-string text
+    def _name(self, token: Token) -> None:
+        for offset, char in enumerate(token.value):
+            if not ("a" + char).isidentifier() or (offset == 0 and not char.isidentifier()):
+                self._fail(token.start_pos + offset, f"invalid character {char!r} (U+{ord(char):04X})")
                 return
+        self._fail(token, f"invalid identifier {token.value!r}")
+
+    def _literal(self, token: Token, kind: str) -> None:
+        if kind == "fstring":  # literal or format-spec text of a non-raw f-string
             self._escapes(token.value, token.start_pos, is_bytes=False)
             return
-        prefix = _PREFIX.match(token.value).group(0).lower()
-        quote = 3 if token.value[len(prefix) : len(prefix) + 3] in ('"""', "'''") else 1
+        value = token.value
+        prefix = _PREFIX.match(value).group(0).lower()
+        quote = 3 if value[len(prefix) : len(prefix) + 3] in _TRIPLE_QUOTES else 1
         start = token.start_pos + len(prefix) + quote
-        body = token.value[len(prefix) + quote : len(token.value) - quote]
-        if kind == "BYTES":
-            for offset, char in enumerate(body):
-                if ord(char) > 0x7F:
-                    self._fail(start + offset, "bytes can only contain ASCII literal characters")
-                    return
+        body = value[len(prefix) + quote : len(value) - quote]
+        if kind == "bytes" and not body.isascii():
+            offset = next(i for i, char in enumerate(body) if not char.isascii())
+            self._fail(start + offset, "bytes can only contain ASCII literal characters")
+            return
         if "r" not in prefix:
-            self._escapes(body, start, is_bytes=kind == "BYTES")
+            self._escapes(body, start, is_bytes=kind == "bytes")
 
     def _escapes(self, body: str, start: int, *, is_bytes: bool) -> None:
         if "\\" not in body:
             return
         for match in _ESCAPE.finditer(body):
-            kind = match.group(0)[1:2]
-            problem = None
-            if kind == "x" and len(match.group(1)) != 2:
-                problem = "truncated \\xXX escape"
-            elif is_bytes:
-                pass
-            elif kind == "u" and len(match.group(2)) != 4:
-                problem = "truncated \\uXXXX escape"
-            elif kind == "U":
-                digits = match.group(3)
-                if len(digits) != 8:
-                    problem = "truncated \\UXXXXXXXX escape"
-                elif int(digits, 16) > 0x10FFFF:
-                    problem = "illegal Unicode character"
-            elif kind == "N":
-                name = match.group(4)
-                if not name or len(name) < 3:
-                    problem = "malformed \\N character escape"
-                else:
-                    try:
-                        if len(unicodedata.lookup(name[1:-1])) != 1:
-                            problem = "unknown Unicode character name"
-                    except KeyError:
-                        problem = "unknown Unicode character name"
+            problem = _escape_problem(match, is_bytes=is_bytes)
             if problem:
                 self._fail(start + match.start(), f"invalid escape sequence: {problem}")
                 return
 
     # ---- f-strings (the lexical rules of CPython 3.11)
 
-    def _check_fstring(self, node: Tree) -> None:
+    def _fstring(self, node: Tree) -> None:
         start, end = node.children[0], node.children[-1]
         quote = start.value.lstrip("fFrR")
         source = self.source
@@ -521,7 +611,7 @@ class _TreeChecker:
             if source[pos] == "\\":
                 pos += 1
             elif source[pos] == "\n" and len(quote) == 1:
-                self._fail(start.start_pos, "unterminated f-string (Python 3.11)")
+                self._fail(start, "unterminated f-string (Python 3.11)")
                 return
             pos += 1
         if pos != end.start_pos:
@@ -532,33 +622,70 @@ class _TreeChecker:
                 self._field(child)
 
     def _field(self, field: Tree) -> None:
-        expression, debug, conversion, spec = field.children
-        begin = field.meta.start_pos + 1
-        following = [c for c in (debug, conversion, spec) if c is not None]
-        if following:
-            first = following[0]
-            finish = first.start_pos if isinstance(first, Token) else first.meta.start_pos
+        open_brace, expression, debug, conversion, spec, close_brace = field.children
+        begin = open_brace.end_pos
+        if debug is not None:
+            finish = debug.children[0].start_pos
+        elif conversion is not None:
+            finish = conversion.start_pos
+        elif spec is not None:
+            finish = spec.children[0].start_pos
         else:
-            finish = field.meta.end_pos - 1
+            finish = close_brace.start_pos
         text = self.source[begin:finish]
         backslash = text.find("\\")
         if backslash >= 0:
             self._fail(begin + backslash, "f-string expression part cannot include a backslash")
-        literals: list[tuple[int, int]] = []
-        for sub in expression.iter_subtrees():
-            if sub.data == "fstring":
-                literals.append((sub.meta.start_pos, sub.meta.end_pos))
-            elif sub.data == "strings":
-                literals.extend(
-                    (t.start_pos, t.end_pos) for t in sub.children if isinstance(t, Token)
-                )
-        for hash_at in (m.start() + begin for m in re.finditer("#", text)):
-            if not any(lo <= hash_at < hi for lo, hi in literals):
-                self._fail(hash_at, "f-string expression part cannot include '#'")
-                break
-        if conversion is not None and self.source[conversion.end_pos : conversion.end_pos + 1] not in (":", "}"):
+        if "#" in text:
+            literals = list(_literal_spans(expression))
+            for match in re.finditer("#", text):
+                at = begin + match.start()
+                if not any(low <= at < high for low, high in literals):
+                    self._fail(at, "f-string expression part cannot include '#'")
+                    break
+        if conversion is not None and self.source[conversion.end_pos] not in ":}":
             self._fail(conversion.end_pos, "f-string: expecting '}' after the conversion")
         if spec is not None:
             for child in spec.children:
                 if isinstance(child, Tree):
                     self._field(child)
+
+
+def _literal_spans(expression: Tree) -> Iterator[tuple[int, int]]:
+    """Source spans of the string literals inside a replacement field's expression."""
+    stack = [expression]
+    while stack:
+        node = stack.pop()
+        if node.data == "fstring":
+            yield node.children[0].start_pos, node.children[-1].end_pos
+            continue
+        for child in node.children:
+            if isinstance(child, Tree):
+                stack.append(child)
+            elif isinstance(child, Token) and child.type in ("STRING", "BYTES"):
+                yield child.start_pos, child.end_pos
+
+
+def _escape_problem(match: re.Match, *, is_bytes: bool) -> str | None:
+    kind = match.group(0)[1:2]
+    if kind == "x":
+        return None if len(match.group(1)) == 2 else "truncated \\xXX escape"
+    if is_bytes:
+        return None
+    if kind == "u":
+        return None if len(match.group(2)) == 4 else "truncated \\uXXXX escape"
+    if kind == "U":
+        digits = match.group(3)
+        if len(digits) != 8:
+            return "truncated \\UXXXXXXXX escape"
+        return "illegal Unicode character" if int(digits, 16) > 0x10FFFF else None
+    if kind == "N":
+        name = match.group(4)
+        if not name or len(name) < 3:
+            return "malformed \\N character escape"
+        try:
+            found = unicodedata.lookup(name[1:-1])
+        except KeyError:
+            return "unknown Unicode character name"
+        return None if len(found) == 1 else "unknown Unicode character name"
+    return None

@@ -64,9 +64,6 @@ class Flow:
     conditions: dict[int, dict[str, bool]]  # id(condition or iterable node) -> producer steps
     passes: int = 0
 
-    def producers(self, value_id: int) -> dict[str, bool]:
-        return self.conditions.get(value_id, {})
-
 
 @dataclass
 class _Function:

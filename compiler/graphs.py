@@ -49,6 +49,7 @@ import networkx as nx
 
 from . import ir
 from .dataflow import Flow, analyze
+from .labels import Labeller
 from .statics import site_order
 from .source import SourceFile
 from .trace import UNPHASED, Trace, walk
@@ -83,8 +84,8 @@ class Graphs:
 
 
 def build_graphs(program: ir.Program, source: SourceFile | None = None, caps: Caps = Caps()) -> Graphs:
-    from .labels import Labeller
-
+    """Analyse a compiled program and build its three graphs, folded to `caps`. `source` gives
+    labels the text of computed parts (`{path}`); without it they show `…`."""
     flow = analyze(program)
     trace = walk(program, flow)
     labeller = Labeller(program, source, trace)
@@ -343,24 +344,18 @@ def _phase_graph(program, trace: Trace, phase_ids: dict, caps: Caps) -> nx.DiGra
     else:
         graph.graph["folded"] = {}
     position = {node: i for i, node in enumerate(graph.nodes)}
+    entered = any(UNPHASED in info.phases and info.reached for info in trace.steps.values())
     edges: dict = {}
     for (q, p), kind in trace.phase_edges.items():
-        if q not in node_of or p not in node_of:
-            continue
+        if q not in node_of or p not in node_of or (q is UNPHASED and not entered):
+            continue  # the unphased group only leads somewhere when a step really runs in it
         a, b = node_of[q], node_of[p]
         if a == b and kind != "loop":
             continue
-        if kind == "loop" or (a, b) not in edges:
+        if edges.get((a, b)) in (None, "sequence") or kind == "loop":
             edges[(a, b)] = kind
-    forward_out: dict = {}
-    for (a, b), kind in edges.items():
-        if kind == "forward":
-            forward_out[a] = forward_out.get(a, 0) + 1
     for (a, b) in sorted(edges, key=lambda e: (position[e[0]], position[e[1]])):
-        kind = edges[(a, b)]
-        if kind == "forward":
-            kind = "branch" if forward_out[a] > 1 else "sequence"
-        graph.add_edge(a, b, kind=kind)
+        graph.add_edge(a, b, kind=edges[(a, b)])
     return graph
 
 

@@ -300,6 +300,8 @@ class Lowerer:
             if self.facts.meta_span is None:  # the script has a meta block, only misplaced
                 self.facts.meta_span = self.span(node.targets[0].target)
         value = self.expr(node.value)
+        for assign_target in node.targets:
+            self._check_starred_targets(assign_target.target)
         targets = tuple(self.target(t.target) for t in node.targets)
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             name = node.targets[0].target.value
@@ -447,13 +449,13 @@ class Lowerer:
         if not self.at_top_level:
             self.report(X.NotTopLevel, node, what="Imports")
         if node.relative:
-            self.report(N.ImportNotAllowed, node.relative[0], detail="Relative imports are not allowed",
-                        help="a DWF script is self-contained; only `json`, `re`, `math`, `typing` and `dwf` can be imported")
+            self.report(X.UnsupportedStatement, node.relative[0], construct="relative import",
+                        hint="a DWF script is self-contained; only `json`, `re`, `math`, `typing` and `dwf` can be imported")
             return None
         module = _dotted(node.module) if node.module is not None else ""
         if isinstance(node.names, cst.ImportStar):
-            self.report(N.ImportNotAllowed, node.names, detail="Star imports are not allowed",
-                        help="name what you import, e.g. `from typing import TypedDict, Literal`")
+            self.report(X.UnsupportedStatement, node.names, construct="import *",
+                        hint="name what you import, e.g. `from typing import TypedDict, Literal`")
             return None
         if module == "typing":
             allowed = B.TYPING_NAMES
@@ -514,6 +516,14 @@ class Lowerer:
             out.append(self._param(parameters.star_arg, "star", scope))
         if parameters.star_kwarg is not None:
             out.append(self._param(parameters.star_kwarg, "double_star", scope))
+        seen: set[str] = set()
+        for param, node in zip(out, (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params,
+                                     *([parameters.star_arg] if isinstance(parameters.star_arg, cst.Param) else []),
+                                     *([parameters.star_kwarg] if parameters.star_kwarg is not None else []))):
+            if param.name in seen:
+                self.report(X.UnsupportedParameter, node.name, detail=f"The parameter `{param.name}` is declared twice",
+                            help="give each parameter its own name")
+            seen.add(param.name)
         return tuple(out)
 
     def _param(self, param: cst.Param, kind: str, scope: Scope) -> ir.Param:
@@ -545,6 +555,12 @@ class Lowerer:
                 self._report_undefined(base.value, base.value.value)
                 if base.value.value == "TypedDict":
                     return None  # a TypedDict declaration that forgot its import
+        if _is_field_body(node):
+            # Shaped like a TypedDict but declared without one: a schema declaration problem.
+            self.report(S.InvalidTypedDict, self._head_span(node),
+                        detail=f"The class `{name}` is not a TypedDict",
+                        help=f"declare it as `class {name}(TypedDict):` (with `from typing import TypedDict`)")
+            return None
         self.report(X.NonTypedDictClass, self._head_span(node),
                     detail=f"The class `{name}` is not a TypedDict; DWF only allows `class {name}(TypedDict)` declarations")
         return None
@@ -606,6 +622,21 @@ class Lowerer:
             return ir.Invalid(span, "attribute target")
         self.report(X.InvalidAssignmentTarget, node, target=f"`{self.code(node)}`")
         return ir.Invalid(span, "target")
+
+    def _check_starred_targets(self, target: cst.BaseExpression) -> None:
+        """A starred target must sit in a tuple or list, at most one per level (as in CPython)."""
+        if isinstance(target, cst.StarredElement):
+            self.report(X.InvalidAssignmentTarget, target, target="a starred name outside a tuple or list",
+                        help="write `first, *rest = values`")
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            starred = [e for e in target.elements if isinstance(e, cst.StarredElement)]
+            for extra in starred[1:]:
+                self.report(X.InvalidAssignmentTarget, extra, target="two starred names in one unpacking",
+                            help="use one `*name` per unpacking")
+            for element in target.elements:
+                inner = element.value
+                if isinstance(inner, (cst.Tuple, cst.List)):
+                    self._check_starred_targets(inner)
 
     def _check_args_mutation(self, node: cst.Subscript) -> None:
         if isinstance(node.value, cst.Name) and node.value.value == "args" and self._resolve("args") == ir.FACADE:
@@ -1049,8 +1080,12 @@ class Lowerer:
     def arguments(self, arguments, skip: tuple[str, ...] = ()) -> tuple[tuple[ir.Expr, ...], tuple[ir.Keyword, ...]]:
         args: list[ir.Expr] = []
         keywords: list[ir.Keyword] = []
+        given: set[str] = set()
         for arg in arguments:
             if arg.keyword is not None:
+                if arg.keyword.value in given:
+                    self.report(X.RepeatedKeyword, arg.keyword, name=arg.keyword.value)
+                given.add(arg.keyword.value)
                 if arg.keyword.value in skip:
                     continue
                 keywords.append(ir.Keyword(self.span(arg), arg.keyword.value, self.expr(arg.value)))
@@ -1216,6 +1251,25 @@ def _merge_text(parts: list) -> list:
                 continue
         merged.append(part)
     return merged
+
+
+def _is_field_body(node: cst.ClassDef) -> bool:
+    """Whether a class body holds only what a TypedDict declaration may: annotated fields,
+    strings, `...` and `pass` (the same shape `grammar/dwf.lark` accepts)."""
+    body = node.body.body
+    smalls = [small for line in body for small in (line.body if isinstance(line, cst.SimpleStatementLine) else [line])]
+    if isinstance(node.body, cst.SimpleStatementSuite):
+        smalls = list(node.body.body)
+    for small in smalls:
+        if isinstance(small, cst.Pass):
+            continue
+        if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+            continue
+        if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString,
+                                                                    cst.FormattedString, cst.Ellipsis)):
+            continue
+        return False
+    return True
 
 
 def _is_literal_default(value: ir.Expr) -> bool:

@@ -34,12 +34,28 @@ def parse(source: SourceFile) -> ParsedModule | Diagnostic:
         return _syntax_diagnostic(source, error)
     except (RecursionError, MemoryError) as error:  # absurd nesting depth
         return SyntaxError_.diagnostic(Span.point(1, 1), detail=f"the script is too deeply nested ({type(error).__name__})")
+    # libcst also accepts a few things CPython 3.11 rejects (repeated keyword arguments, 3.12
+    # f-string forms, ...); CPython's own parser is the authority on Python syntax.
+    cpython = _cpython_syntax_error(source)
+    if cpython is not None:
+        return cpython
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     # `wrapper.resolve(PositionProvider)` would also run libcst's batchable-provider pass, a
     # full traversal that does nothing when no batchable provider is asked for (libcst 1.9);
     # generating the one provider directly resolves positions in a single codegen pass.
     positions = PositionProvider()._gen(wrapper)
     return ParsedModule(source, wrapper.module, positions)
+
+
+def _cpython_syntax_error(source: SourceFile) -> Diagnostic | None:
+    try:
+        compile(source.text, source.path, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except SyntaxError as error:
+        line = min(max(1, error.lineno or 1), len(source.lines) + 1)
+        return SyntaxError_.diagnostic(Span.point(line, max(1, error.offset or 1)), detail=error.msg.rstrip("."))
+    except (ValueError, RecursionError, MemoryError):
+        return None  # NUL bytes and absurd nesting: libcst already decided
+    return None
 
 
 _LIBCST_LOCATION = re.compile(r"^(?:parser error: )?error at (\d+):(\d+): ")

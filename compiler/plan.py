@@ -85,8 +85,8 @@ def _arguments(meta: dict, values: dict | None, given) -> list[dict]:
 
 
 def _phase(graphs: Graphs, node: str, attrs: dict) -> dict:
-    shown = [s for s in graphs.causal.nodes if graphs.causal.nodes[s]["phase"] == node
-             or node in graphs.causal.nodes[s]["phases"]]
+    phases = set(attrs.get("members") or ()) | {node}  # a fold of phases lists its members' steps
+    shown = [s for s, a in graphs.causal.nodes(data=True) if a["phase"] in phases or phases & set(a["phases"])]
     return {"id": node, "title": attrs["title"], "detail": attrs["detail"], "unphased": attrs["unphased"],
             "early_exit": attrs["early_exit"], "steps": shown, "step_count": len(attrs["steps"])}
 
@@ -195,10 +195,7 @@ def warnings(graphs: Graphs, labeller: Labeller) -> list[dict]:
     def warn(kind: str, site: str | None, line: int, message: str) -> None:
         found.append({"kind": kind, "site": site, "line": line, "message": message})
 
-    phased = any(p is not UNPHASED for p in graphs.phase_ids)
-    if not phased and trace.steps:
-        warn("no-phases", None, 1, f"The script marks no phases: all {len(trace.steps)} steps run as one "
-                                   "unnamed stage.")
+    phased = any(p is not UNPHASED for p in graphs.phase_ids)  # else the compiler warns (DWF309)
     loops: dict[str, list[str]] = {}
     fanouts: dict[str, list[str]] = {}
     for site, info in trace.steps.items():
@@ -228,7 +225,8 @@ def warnings(graphs: Graphs, labeller: Labeller) -> list[dict]:
         join = f" ({region.join})" if region.join else ""
         filtered = " (filtered)" if region.filtered else ""
         warn("unknown-fanout", asks[0], region.span.line,
-             f"Fan-out{join} of unknown size: {_list(asks)} once per item of `{what}`{filtered}.")
+             f"Fan-out{join} of unknown size: {_list(asks)} run{'s' if len(asks) == 1 else ''} once per item "
+             f"of `{what}`{filtered}.")
     return sorted(found, key=lambda w: (w["line"], w["kind"], w["site"] or ""))
 
 

@@ -127,7 +127,7 @@ def _step_row(step: dict) -> str:
     if step["conditional"] and not repeat:
         repeat = "may be skipped"
     return (f'<tr><td class="id">{escape(step["id"])}</td><td><span class="kind kind-{step["kind"]}">{step["kind"]}</span></td>'
-            f"<td>{who}</td><td>{escape(step['label'])}</td><td class=\"muted\">{repeat} · line {step['line']}</td></tr>")
+            f"<td>{who}</td><td>{escape(step['label'])}</td><td class=\"muted\">{repeat + ' · ' if repeat else ''}line {step['line']}</td></tr>")
 
 
 def _phases(plan: dict, svg: str | None) -> list[str]:

@@ -102,9 +102,13 @@ def _phases(plan: dict) -> list[str]:
                 out.append(cut(f"     → {titles.get(edge['to'], edge['to'])} ({edge['kind']})"))
         if phase["early_exit"]:
             out.append("     ⏎ may end the run here")
-    if plan["folded"]["steps"] or plan["folded"]["phases"]:
-        out.append(f"  (folded: {plan['folded']['steps']} steps beyond the first 64, "
-                   f"{plan['folded']['phases']} phases beyond the first 32)")
+    notes = []
+    if plan["folded"]["steps"]:
+        notes.append(f"{plan['folded']['steps']} steps beyond the first 64")
+    if plan["folded"]["phases"]:
+        notes.append(f"{plan['folded']['phases']} phases beyond the first 32")
+    if notes:
+        out.append(f"  (folded: {'; '.join(notes)})")
     return out
 
 

@@ -401,7 +401,7 @@ class SchemaBuilder:
                 continue
             if isinstance(stmt, cst.Assign) and all(isinstance(t.target, cst.Name) for t in stmt.targets):
                 fname = stmt.targets[0].target.value
-                self._report(InvalidTypedDict, stmt, detail=f"TypedDict field `{fname}` has no annotation",
+                self._report(NonTypedDictClass, stmt, detail=f"TypedDict field `{fname}` has no annotation",
                              hint=f"write `{fname}: <type>`")
                 continue
             self._report(NonTypedDictClass, stmt, detail=f"TypedDict `{name}` may contain only annotated fields, "

@@ -20,18 +20,17 @@ entered, so pure helpers cost nothing. The walk keeps a small abstract state:
 - `control`: the steps whose results a condition reads: `if`/`while` tests, loop and
   comprehension iterables, comprehension filters, and the tests of an `if` that may leave the
   block early (`return`, `raise`, `break`, `continue`), which guard the rest of the block.
-- `phase` and `last`: the phase that new steps belong to (a marker holds for the rest of its
-  block; the enclosing phase resumes when the block ends) and the phases control was last in,
-  from which phase edges are drawn when a step of another phase is issued.
+- `phase` and `last`: the phase new steps belong to (a marker holds for the rest of its block)
+  and the phases control was last in, from which a marker or a step of another phase draws a
+  phase edge (`branch` when reached under a condition, else `sequence`).
 
 Branches walk each arm from the same state and join the results; a loop walks its body once,
 then closes it with **carry** edges from the steps settled at the end of the body (and at each
 `continue`) to the body's entry steps (issued before its first await), and with a phase `loop`
 edge; a loop that may run zero times joins the state from before it.
 
-Invariants: every step of the site table gets a `StepInfo` (steps in helpers that are never
-called come last, unreached); steps are numbered in first-issue order; a region is identified by
-its syntax node, so a helper inlined twice does not create a second region.
+Invariants: every step of the site table gets a `StepInfo` (those nothing calls come last,
+unreached); steps are numbered in first-issue order; a region is keyed by its syntax node.
 """
 
 from __future__ import annotations
@@ -41,8 +40,8 @@ from dataclasses import dataclass, field
 from . import ir
 from .dataflow import Flow
 from .statics import children, iter_nodes, module_constants, static_items
-from .taint import is_step
 from .source import Span
+from .taint import is_step
 
 UNPHASED = None
 STEP_OPS = ("ask", "read", "run")
@@ -54,19 +53,12 @@ class Region:
     kind: str  # "loop" | "fanout"
     span: Span
     bound: int | None  # static number of iterations or items
-    outer: Region | None
+    outer: Region | None  # the enclosing region (which may have no id: nothing inside it runs)
     join: str | None  # the join site a fan-out feeds
     iterable: ir.Node | None
     target: ir.Node | None
     elements: tuple | None  # the literal items, when the iterable is a literal of constants
     filtered: bool = False  # a comprehension with `if` clauses
-
-    @property
-    def parent(self) -> str | None:
-        outer = self.outer
-        while outer is not None and outer.id is None:
-            outer = outer.outer
-        return outer.id if outer is not None else None
 
 
 @dataclass
@@ -102,7 +94,7 @@ class Trace:
     seq: set  # (u, v)
     carry: dict  # (u, v) -> region id
     phase_order: list  # phase names (None: unphased) in first-reach order
-    phase_edges: dict  # (from, to) -> "forward" | "loop"
+    phase_edges: dict  # (from, to) -> "sequence" | "branch" (reached under a condition) | "loop"
     early_exits: set  # phases in which a conditional top-level `return` may end the run
     constants: dict[str, object]
 
@@ -156,12 +148,14 @@ class TraceWalk:
         self.inlined: list[int] = []
         self.returns: list[list[_State]] = []
         self.join_site: str | None = None
+        self.recursive: set[int] = set()
         self.effectful = self._effectful_functions()
 
     # ------------------------------------------------------------ driver
 
     def run(self) -> Trace:
         self.block(self.program.body)
+        self._mark_recursion()
         for site in self.program.sites:  # steps and actors in helpers that nothing calls
             if site.kind in STEP_OPS and site.id not in self.steps:
                 self.steps[site.id] = StepInfo(site.id, site.kind, None, site.span, len(self.steps), [UNPHASED], reached=False)
@@ -171,6 +165,22 @@ class TraceWalk:
             self.phase_order.insert(0, UNPHASED)
         return Trace(self.steps, self.actors, self.regions, self.seq, self.carry, self.phase_order,
                      self.phase_edges, self.early_exits, self.constants)
+
+    def _mark_recursion(self) -> None:
+        """Steps in a function that calls itself (directly or not) repeat without a static
+        bound: each such function becomes one loop region of unknown size."""
+        for key in sorted(self.recursive):
+            function = self.flow.functions[key]
+            sites = {n.site for n in iter_nodes(function.body) if type(n) is ir.FacadeCall and n.site}
+            members = [s for s in sites if s in self.steps or s in self.actors]
+            if not members:
+                continue
+            self.counters["loop"] += 1
+            region = Region(f"loop#{self.counters['loop']}", "loop", function.span, None, None, None, None, None, None)
+            self.regions[region.id] = region
+            for site in members:
+                info = self.steps.get(site) or self.actors.get(site)
+                info.regions = info.regions + (region.id,)
 
     def _effectful_functions(self) -> set[int]:
         """Function keys that can reach an effect or a phase marker, through calls."""
@@ -217,24 +227,20 @@ class TraceWalk:
         self.control, self.phase = saved_control, saved_phase
         return ret, brk
 
-    def s_ExprStmt(self, stmt):
+    def s_ExprStmt(self, stmt):  # also AugAssign and AnnAssign: only the value can issue steps
         self.expr(stmt.value)
+
+    s_AugAssign = s_AnnAssign = s_ExprStmt
 
     def s_Assign(self, stmt):
         self.expr(stmt.value)
         for target in stmt.targets:
             self.expr(target)
 
-    def s_AugAssign(self, stmt):
-        self.expr(stmt.value)
-
-    def s_AnnAssign(self, stmt):
-        self.expr(stmt.value)
-
     def s_Phase(self, stmt):
         for q in self.state.last:
             if q != stmt.name:
-                self.phase_edges.setdefault((q, stmt.name), "forward")
+                self._phase_edge(q, stmt.name)
         if self.state.frontier is not None:
             self.state = _State(self.state.frontier, frozenset({stmt.name}))
         self.phase = stmt.name
@@ -257,15 +263,11 @@ class TraceWalk:
 
     def s_Break(self, stmt):
         if self.loops:
-            self.loops[-1].breaks.append(self.state)
+            (self.loops[-1].breaks if type(stmt) is ir.Break else self.loops[-1].continues).append(self.state)
         self.state = _State(None, frozenset())
         return None, frozenset()
 
-    def s_Continue(self, stmt):
-        if self.loops:
-            self.loops[-1].continues.append(self.state)
-        self.state = _State(None, frozenset())
-        return None, frozenset()
+    s_Continue = s_Break
 
     def s_Assert(self, stmt):
         self.expr(stmt.test)
@@ -344,7 +346,7 @@ class TraceWalk:
                 self.carry.setdefault((u, v), region.id)
         for q in end.last:
             for p in loop.entry_phases:
-                self.phase_edges.setdefault((q, p), "loop")
+                self.phase_edges[(q, p)] = "loop"
         self.cond -= may_skip
         self.control = saved
         self.region_stack.pop()
@@ -402,6 +404,8 @@ class TraceWalk:
                 self._inline(key)
 
     def _inline(self, key: int) -> None:
+        if key in self.inlined:
+            self.recursive.add(key)
         if key not in self.effectful or key in self.inlined:
             return
         function = self.flow.functions[key]
@@ -520,10 +524,15 @@ class TraceWalk:
                     loop.entry_phases.append(self.phase)
         for q in self.state.last:
             if q != self.phase:
-                self.phase_edges.setdefault((q, self.phase), "forward")
+                self._phase_edge(q, self.phase)
         if self.phase is UNPHASED and UNPHASED not in self.phase_order:
             self.phase_order.insert(0, UNPHASED)
         self.state = _State(self.state.frontier if self.state.frontier is not None else frozenset(), frozenset({self.phase}))
+
+    def _phase_edge(self, source, target) -> None:
+        kind = "branch" if self.cond > 0 else "sequence"
+        if self.phase_edges.get((source, target)) in (None, "sequence"):
+            self.phase_edges[(source, target)] = kind
 
     def _settle(self) -> None:
         if self.pending:

@@ -381,7 +381,8 @@ def _offset(source: str, line: int, column: int) -> int:
 
 # ------------------------------------------------------------------- tree checks
 
-_ASSIGNABLE = frozenset({"var", "getattr", "getitem"})
+# Attributes are never assignable: records and facade objects are read-only (LANGUAGE §6.6).
+_ASSIGNABLE = frozenset({"var", "getitem"})
 _DELETABLE = frozenset({"var", "getitem"})
 _DESCRIPTIONS = {
     "funccall": "function call",
@@ -438,6 +439,18 @@ def _first_token(node: Tree) -> Token | None:
     return None
 
 
+def _is_field_statement(statement: Tree) -> bool:
+    """Whether a class-body statement fits a TypedDict declaration."""
+    if statement.data == "pass_stmt":
+        return True
+    if statement.data == "annassign_stmt":
+        return isinstance(statement.children[0], Tree) and statement.children[0].data == "var"
+    if statement.data == "expr_stmt" and len(statement.children) == 1:
+        value = statement.children[0]
+        return isinstance(value, Tree) and value.data in ("strings", "ellipsis")
+    return False
+
+
 def _subtrees(node: Tree) -> Iterator[tuple[Tree, int]]:
     """Pre-order with depths, iterative: trees can be deeper than Python's recursion limit."""
     stack = [(node, 0)]
@@ -465,6 +478,7 @@ class _TreeChecker:
             "parameters": self._parameters,
             "lambda_params": self._parameters,
             "fstring": self._fstring,
+            "classdef": self._classdef,
         }
 
     def check(self, tree: Tree) -> None:
@@ -544,6 +558,21 @@ class _TreeChecker:
                 self._fail(target, "`del` deletes names and subscripts only, not attributes")
             else:
                 self._fail(target, f"cannot delete {_describe(target)}")
+
+    # ---- class bodies: classes exist only as TypedDict declarations (LANGUAGE §5)
+
+    def _classdef(self, node: Tree) -> None:
+        suite = node.children[-1]
+        pending = list(suite.children) if suite.data == "suite" else [suite]
+        while pending:
+            statement = pending.pop()
+            if not isinstance(statement, Tree):
+                continue
+            if statement.data == "simple_stmt":
+                pending.extend(statement.children)
+            elif not _is_field_statement(statement):
+                self._fail(statement, "a class body holds only annotated fields, docstrings and `pass` "
+                                      "(classes are TypedDict declarations)")
 
     # ---- calls and definitions (CPython's compiler rules)
 

@@ -2,7 +2,9 @@
 exit codes. Each subcommand is a small function that returns its exit code; user errors are one
 clear sentence on stderr (exit 2), never a traceback.
 
-Exit codes: 0 success (warnings allowed), 1 the script has errors, 2 usage or I/O error.
+Exit codes: 0 success (warnings allowed), 1 the script has errors, 2 usage or I/O error. `run`
+adds its run outcome: 0 completed, 1 errored (or the script was rejected), 2 usage error or not
+approved (nothing ran), 3 stopped (Ctrl-C stops the run as `stopped(interrupted)`).
 """
 
 from __future__ import annotations
@@ -54,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dwfc", description="Compile, plan and run DWF workflow scripts (*.dwf.py).")
     parser.add_argument("--version", action="version", version=f"dwfc {COMPILER_VERSION}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    from .cli_plan import add_parsers as add_plan_parsers  # plan, graph
+
+    add_plan_parsers(commands)
 
     check = commands.add_parser("check", help="compile scripts and print diagnostics",
                                 description="Compile scripts and print diagnostics. Directories are searched for *.dwf.py.")
@@ -69,7 +74,44 @@ def build_parser() -> argparse.ArgumentParser:
     explain = commands.add_parser("explain", help="print the documentation of one rule")
     explain.add_argument("code", metavar="CODE")
     explain.set_defaults(handler=cmd_explain)
+
+    run = commands.add_parser(
+        "run", help="approve and run a script",
+        description="Compile a script, show its plan and ask for approval (unless --yes), then run it headless. "
+                    "Exit 0 completed, 1 errored (or compile errors), 2 usage error, 3 stopped.")
+    run.add_argument("file", metavar="FILE")
+    run.add_argument("--args", metavar="JSON|@FILE", help="run arguments: a JSON object, or @path of a file holding one")
+    run.add_argument("--agent", metavar="PORT",
+                     help="the agent port: scripted:FIXTURE.json (anthropic and command:CMD are not available yet)")
+    run.add_argument("--yes", "-y", action="store_true", help="approve without the interactive prompt")
+    run.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
+                     help="text: lines on stderr, the value on stdout (default); stream-json: one NDJSON event per "
+                          "line, then the result; json: only the result object")
+    run.add_argument("--max-concurrency", type=_positive_int, metavar="N", help="asks in flight at once (at least 1)")
+    run.add_argument("--budget", type=_non_negative_int, metavar="TOKENS", help="output-token budget of the run")
+    run.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
+    run.set_defaults(handler=cmd_run)
     return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of tokens, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
 
 
 # ---------------------------------------------------------------- check
@@ -159,6 +201,230 @@ def cmd_explain(args) -> int:
     sys.stdout.write(f"# {rule.code} {rule.name} ({rule.severity}, {rule.group()})\n\n{rule.docs()}\n")
     return EXIT_OK
 
+
+# ---------------------------------------------------------------- run
+
+EXIT_STOPPED = 3
+RUN_EXIT = {"completed": EXIT_OK, "errored": EXIT_ERRORS, "stopped": EXIT_STOPPED}
+
+
+def cmd_run(args) -> int:
+    """`dwfc run FILE`: compile, validate the request, approve, run headless (TOOLS §1)."""
+    from .progress import dumps, make_progress
+
+    path = Path(args.file)
+    compiled = compile_path(path)
+    if compiled.program is None:
+        if args.progress == "json":
+            sys.stdout.write(dumps({"status": "rejected", "diagnostics": [d.to_json() for d in compiled.diagnostics]}) + "\n")
+        else:
+            sys.stderr.write(render.render_full(compiled))
+            sys.stderr.write(render.summary_line([compiled]) + "\n")
+            print("dwfc: error: the script has errors and was not run", file=sys.stderr)
+            if args.progress == "stream-json":
+                sys.stdout.write(dumps({"status": "rejected",
+                                        "diagnostics": [d.to_json() for d in compiled.diagnostics]}) + "\n")
+        return EXIT_ERRORS
+    program = compiled.program
+    if compiled.diagnostics and (args.progress == "text" or not args.yes):  # warnings only
+        sys.stderr.write(render.render_concise(compiled))
+
+    problems: list[str] = []
+    run_args = _load_run_args(args.args, problems)
+    port = _load_agent_port(args.agent, problems)
+    workspace = Path(args.workspace) if args.workspace else Path.cwd()
+    if not workspace.is_dir():
+        problems.append(f"the workspace {workspace} is not a directory")
+    if run_args is not None:
+        from .arguments import ArgumentError, validate_args
+
+        try:
+            run_args = validate_args(program.meta, run_args)
+        except ArgumentError as error:
+            problems.extend(error.problems)
+    if problems:
+        return _usage_problems(problems)
+
+    if args.progress == "text" or not args.yes:
+        sys.stderr.write(plan_summary(program, run_args, workspace, args))
+    if not args.yes:
+        if not _isatty(sys.stdin):
+            return _usage_problems(["cannot ask for approval: standard input is not a terminal; "
+                                    "pass --yes to approve the plan above without a prompt"])
+        sys.stderr.write("Run this workflow? [y/N] ")
+        sys.stderr.flush()
+        answer = sys.stdin.readline().strip().lower()
+        if answer not in ("y", "yes"):
+            print("dwfc: not approved; nothing ran", file=sys.stderr)
+            return EXIT_USAGE
+
+    progress = make_progress(args.progress)
+    outcome = _execute_run(program, compiled.source.text, str(path), run_args, port, workspace, progress, args)
+    if isinstance(outcome, list):  # the engine refused the request
+        return _usage_problems(outcome)
+    progress.finish(outcome)
+    return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
+
+
+def _usage_problems(problems: list[str]) -> int:
+    for problem in problems:
+        print(f"dwfc: error: {problem}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _load_run_args(text: str | None, problems: list[str]) -> dict | None:
+    if text is None:
+        return {}
+    origin = "--args"
+    if text.startswith("@"):
+        origin = text[1:]
+        try:
+            text = Path(origin).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            problems.append(f"cannot read the arguments file {origin}: {getattr(error, 'strerror', None) or error}")
+            return None
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        problems.append(f"{origin} is not valid JSON ({error}); pass a JSON object such as '{{\"name\": \"value\"}}'")
+        return None
+    if not isinstance(value, dict):
+        problems.append(f"{origin} must be a JSON object of argument names to values, not {type(value).__name__}")
+        return None
+    return value
+
+
+def _load_agent_port(spec: str | None, problems: list[str]):
+    from .scripted import FixtureError, ScriptedAgentPort, parse_agent_spec
+
+    if not spec:
+        problems.append("no agent port given; pass --agent scripted:FIXTURE.json (the only port available so far)")
+        return None
+    kind, argument = parse_agent_spec(spec)
+    if kind == "scripted":
+        if not argument:
+            problems.append("--agent scripted needs a fixture file: --agent scripted:FIXTURE.json")
+            return None
+        try:
+            return ScriptedAgentPort.from_file(argument)
+        except FixtureError as error:
+            problems.append(f"bad scripted fixture: {error}")
+            return None
+    if kind in ("anthropic", "command"):
+        problems.append(f"the {kind} agent port is not available yet; use --agent scripted:FIXTURE.json")
+        return None
+    problems.append(f"unknown agent port {spec!r}; use --agent scripted:FIXTURE.json")
+    return None
+
+
+def plan_summary(program, run_args: dict, workspace: Path, args) -> str:
+    """The concise approval screen printed before a run (stderr)."""
+    meta = program.meta if isinstance(program.meta, dict) else {}
+    lines = [f"Workflow: {meta.get('name') or program.path}"]
+    if meta.get("description"):
+        lines.append(f"  {meta['description']}")
+    phases = meta.get("phases") if isinstance(meta.get("phases"), list) else None
+    titles = [p.get("title") if isinstance(p, dict) else str(p) for p in phases] if phases else list(program.phases)
+    if titles:
+        lines.append("Phases:")
+        lines += [f"  {i}. {title}" for i, title in enumerate(titles, 1)]
+    asks = [s for s in program.sites if s.kind == "ask"]
+    actors = [s for s in program.sites if s.kind == "actor"]
+    names = sorted({s.actor or "(anonymous)" for s in actors})
+    lines.append(f"Actors: {len(actors)} actor site{'s' if len(actors) != 1 else ''}, "
+                 f"{len(asks)} ask site{'s' if len(asks) != 1 else ''}" + (f": {', '.join(names)}" if names else ""))
+    lines.append(f"Commands: {', '.join(program.commands) if program.commands else 'none'}")
+    if run_args:
+        lines.append("Args:")
+        lines += [f"  {name} = {json.dumps(value, ensure_ascii=False)}" for name, value in run_args.items()]
+    lines.append(f"Workspace: {workspace.resolve()}")
+    lines.append(f"Agent: {args.agent}")
+    caps = []
+    if args.max_concurrency:
+        caps.append(f"max concurrency {args.max_concurrency}")
+    if args.budget is not None:
+        caps.append(f"budget {args.budget:,} output tokens")
+    if caps:
+        lines.append("Caps: " + ", ".join(caps))
+    return "\n".join(lines) + "\n"
+
+
+class _TerminalQuestions:
+    """The QuestionPort of an interactive run: an actor's question is answered on the terminal."""
+
+    def __init__(self, progress):
+        import anyio
+
+        self.progress = progress
+        self.lock = anyio.Lock()
+
+    async def ask_owner(self, question_id: str, actor, question: str, context: str | None) -> str:
+        import anyio
+
+        async with self.lock:
+            who = actor.name or "an anonymous actor"
+            self.progress.notice(f"question {question_id} from {who}: {question}"
+                                 + (f"\n  context: {context}" if context else ""))
+            sys.stderr.write("answer> ")
+            sys.stderr.flush()
+            answer = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        return answer.strip() or "No answer was given. Proceed on your best judgement and say what you assumed."
+
+
+def _execute_run(program, script: str, path: str, run_args: dict, port, workspace: Path, progress, args):
+    """Run to settlement; returns the RunResult, or the list of problems when the engine refuses."""
+    import signal
+
+    import anyio
+
+    from .artifacts import ArtifactStore
+    from .engine import Engine, StartError, StartRequest
+    from .world import LocalWorld
+
+    async def main():
+        root = workspace.resolve()
+        request = StartRequest(
+            script=script, agent_port=port, path=path, args=run_args,
+            world=LocalWorld(root, allowed_commands=frozenset(program.commands)),
+            artifacts=ArtifactStore(root),
+            questions=_TerminalQuestions(progress) if _isatty(sys.stdin) else None,
+            max_concurrency=args.max_concurrency, budget=args.budget, listeners=[progress],
+            approved_commands=frozenset(program.commands))
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with Engine() as engine:
+                try:
+                    run = engine.start(request)
+                except StartError as error:
+                    return list(error.problems)
+
+                async def stop_on_signal():
+                    async for _ in signals:
+                        if run.settled.is_set():
+                            continue
+                        progress.notice("interrupted: stopping the run (it settles within a few seconds)")
+                        run.cancel("interrupted")
+
+                async def refresh_live_status():
+                    while True:
+                        await anyio.sleep(0.5)
+                        progress.refresh()
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(stop_on_signal)
+                    if progress.live:
+                        group.start_soon(refresh_live_status)
+                    result = await run.result
+                    group.cancel_scope.cancel()
+                return result
+
+    return anyio.run(main)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -173,19 +173,17 @@ ACCEPTED = {
     "nested-unpack": "(a, b), [c, *d] = x\n",
     "parenthesized-target": "(a) = 1\n",
     "empty-tuple-target": "() = []\n",
-    "attribute-and-subscript-targets": "[a.b, c[0], d[1:2]] = e\n",
+    "subscript-targets": "[c[0], d[1:2]] = e\n",
     "augmented-assign": "x += 1\nx //= 2\nx **= 3\nx >>= 1\nx |= y\nx %= 5\n",
     "augmented-subscript": "counts[k] += 1\n",
     "augmented-tuple-value": "x += 1, 2\n",
     "annotated": "x: int = 1\ny: list[str]\n",
-    "annotated-attribute": "self.x: int = 0\n",
     "annotated-parenthesized": "(a): int = 1\n",
     "annotated-starred-value": "x: tuple = *a, b\n",
     "if-elif-else": "if a:\n    pass\nelif b:\n    pass\nelse:\n    pass\n",
     "if-walrus": "if (n := len(x)) > 3:\n    pass\nif m := f():\n    pass\n",
     "for-else": "for i, x in enumerate(xs):\n    continue\nelse:\n    pass\n",
     "for-starred-target": "for first, *rest in rows:\n    pass\n",
-    "for-attribute-target": "for a.b in x:\n    pass\n",
     "for-starred-iterable": "for x in *a, b:\n    pass\n",
     "while-else": "while x:\n    break\nelse:\n    x = 1\n",
     "return-top-level": "return {'ok': True}\n",
@@ -279,6 +277,16 @@ ACCEPTED = {
 # ----------------------------------------------------------------------- rejected
 
 REJECTED = {
+    # Attributes are never assignable: records and facade objects are read-only.
+    "attribute-target": "a.b = 1\n",
+    "attribute-in-unpacking": "[a.b, c[0]] = e\n",
+    "annotated-attribute": "self.x: int = 0\n",
+    "for-attribute-target": "for a.b in x:\n    pass\n",
+    "augmented-attribute": "a.b += 1\n",
+    # Class bodies are TypedDict declarations: fields, docstrings and `pass` only.
+    "method-in-class": "class A(TypedDict):\n    def f(self):\n        pass\n",
+    "assignment-in-class": "class A(TypedDict):\n    x = 1\n",
+    "statement-in-class": "class A(TypedDict):\n    if x:\n        pass\n",
     "with-statement": "with open('f') as f:\n    pass\n",
     "async-with": "async def f():\n    async with a:\n        pass\n",
     "async-for-statement": "async def f():\n    async for x in y:\n        pass\n",

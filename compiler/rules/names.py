@@ -119,7 +119,7 @@ class ImportNotAllowed(Rule):
     ## What it does
     Reports imports outside the allow-list: `from typing import ...` (TypedDict, Literal,
     NotRequired, Required, Optional, Union, Annotated), `import json`, `import re`,
-    `import math` and `from dwf import ...`. Star imports and relative imports are rejected too.
+    `import math` and `from dwf import ...` (star and relative imports are `DWF101`).
 
     ## Why is this bad?
     Every other module can reach the network, the file system or the clock, and the compiler

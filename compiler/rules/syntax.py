@@ -57,7 +57,8 @@ class UnsupportedStatement(Rule):
     """
     ## What it does
     Reports a statement kind that DWF does not accept: `with`, `async with`, `async for`,
-    `global`, `nonlocal`, `match`, and any statement the compiler has not reviewed.
+    `global`, `nonlocal`, `match`, `except*`, star imports (`from x import *`), relative imports,
+    and any statement the compiler has not reviewed.
 
     ## Why is this bad?
     DWF accepts an allow-list of Python. Context managers, global state and pattern matching
@@ -303,3 +304,29 @@ class InvalidAssignmentTarget(Rule):
     name = "invalid-assignment-target"
     message = "Cannot assign to {target}"
     help = "assign to a name or a subscript; records and facade objects are read-only"
+
+
+class RepeatedKeyword(Rule):
+    """
+    ## What it does
+    Reports a call that passes the same keyword argument twice.
+
+    ## Why is this bad?
+    Python rejects the call as a syntax error (`keyword argument repeated`); only one of the
+    values could ever be used.
+
+    ## Example
+    ```python
+    await reviewer.ask("Review it", label="first", label="second")
+    ```
+
+    ## Use instead
+    ```python
+    await reviewer.ask("Review it", label="first")
+    ```
+    """
+
+    code = "DWF110"
+    name = "repeated-keyword"
+    message = "The keyword argument `{name}` is given twice"
+    help = "pass each keyword argument once"

@@ -17,9 +17,15 @@ stay plain file names), and `manifest.json`:
 Ids appear in the order they were first used. Every write is atomic (a temporary file in the same
 directory, fsynced, then `os.replace`), and a version file is in place before the manifest that
 names it, so a crash leaves at most an unreferenced file, never a manifest entry without its file.
-A lock serializes the read-modify-write of the manifest, so concurrent publications of one id get
-consecutive versions. The manifest is re-read on every call: a new store over the same directory
-(a resumed run in a new process) continues the numbering.
+
+`publish_file` and `publish_markdown` are async (the port contract; up to 20 MiB is read and
+staged in a worker thread); `declare_dashboard` is synchronous, like the script call it serves.
+A publication is *prepare, then commit*: the content is staged to a temporary file while the
+event loop runs on, then one synchronous step (under a lock, with no await inside) re-reads the
+manifest, re-checks every rule, picks the version number, renames the staged file into place and
+saves the manifest. So concurrent publications of one id get consecutive versions and a dashboard
+declared meanwhile is never lost. The manifest is re-read on every call: a new store over the same
+directory (a resumed run in a new process) continues the numbering.
 
 Errors the script can cause (bad id, caps, missing file, path outside the workspace) raise the
 catchable `ArtifactError` (`TypeError` for wrong argument types); a malformed `run_id` or
@@ -28,12 +34,12 @@ dashboard kind is the engine's bug and raises Python's `ValueError`.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import os
 import re
 import tempfile
+import threading
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -65,7 +71,7 @@ class ArtifactStore:
     def __init__(self, workspace: Path, *, state_dir: Path | None = None):
         self.workspace = Path(workspace).resolve()
         self.directory = Path(state_dir if state_dir is not None else self.workspace / ".dwf") / "artifacts"
-        self._lock = anyio.Lock()
+        self._lock = threading.Lock()
 
     def run_dir(self, run_id: str) -> Path:
         if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id):
@@ -114,9 +120,10 @@ class ArtifactStore:
         return await self._publish(run_id, id, "markdown", data, ".md", source=None, title=title,
                                    description=description, primary=primary)
 
-    async def declare_dashboard(self, run_id: str, id: str, kind: str, spec: Any) -> None:
-        """Record a dashboard declaration. Declaring the same id again with the same kind and
-        spec is a no-op (a replayed declaration); anything else on a used id is an error."""
+    def declare_dashboard(self, run_id: str, id: str, kind: str, spec: Any) -> None:
+        """Record a dashboard declaration (synchronous, like the script call). Declaring the same
+        id again with the same kind and spec is a no-op (a replayed declaration); anything else
+        on a used id is an error."""
         if kind not in DASHBOARD_KINDS:
             raise ValueError(f"unknown dashboard kind: {kind!r}")
         op = f"artifact.{kind}"
@@ -129,7 +136,7 @@ class ArtifactStore:
             raise ScriptError("TypeError", f"{op}: `spec` is not JSON data ({exc})") from None
         if len(text.encode("utf-8", "replace")) > SPEC_LIMIT:
             raise artifact_error(f"{op}: the spec of `{id}` is over the 8 KiB cap")
-        async with self._lock:
+        with self._lock:
             manifest = self._load(run_id)
             entry = manifest["artifacts"].get(id)
             if entry is not None:
@@ -137,54 +144,63 @@ class ArtifactStore:
                     return
                 raise artifact_error(f"{op}: `{id}` is already declared as a {entry['kind']}"
                                      + (" with another spec" if entry["kind"] == kind else ""))
-            self._check_id_room(op, manifest, id)
+            _check_id_room(op, manifest, id)
             manifest["artifacts"][id] = {"kind": kind, "primary": False, "title": None, "description": None,
                                          "spec": json.loads(text)}
             self._save(run_id, manifest)
 
-    async def list(self, run_id: str) -> dict:
-        """A copy of the run's manifest (an empty one when nothing was published)."""
-        async with self._lock:
-            return copy.deepcopy(self._load(run_id))
+    def list(self, run_id: str) -> dict:
+        """The run's manifest (an empty one when nothing was published); a fresh copy each call."""
+        with self._lock:
+            return self._load(run_id)
 
     async def _publish(self, run_id: str, id: str, kind: str, data: bytes, suffix: str, *, source: str | None,
                        title: str | None, description: str | None, primary: bool) -> Record:
         op = f"artifact.{kind}"
-        async with self._lock:
-            manifest = self._load(run_id)
-            artifacts = manifest["artifacts"]
-            entry = artifacts.get(id)
-            if entry is None:
-                self._check_id_room(op, manifest, id)
-                entry = {"kind": kind, "primary": False, "title": None, "description": None, "versions": []}
-            elif entry["kind"] != kind:
-                raise artifact_error(f"{op}: `{id}` is already a {entry['kind']} artifact (one kind per id)")
-            if len(entry["versions"]) >= VERSION_LIMIT:
-                raise artifact_error(f"{op}: `{id}` already has {VERSION_LIMIT} versions, the cap")
-            if primary:
-                other = next((k for k, v in artifacts.items() if v["primary"] and k != id), None)
-                if other is not None:
-                    raise artifact_error(f"{op}: `{other}` is already the primary artifact; at most one id is primary")
-            version = len(entry["versions"]) + 1
-            name = f"{id}@v{version}{suffix}"
-            directory = self.run_dir(run_id)
-            await anyio.to_thread.run_sync(_write_atomic, directory / name, data)
-            entry["versions"].append({"version": version, "file": name, "bytes": len(data),
-                                      "sha256": hashlib.sha256(data).hexdigest(), "source": source,
-                                      "title": title, "description": description})
-            entry["primary"] = entry["primary"] or primary
-            entry["title"] = title if title is not None else entry["title"]
-            entry["description"] = description if description is not None else entry["description"]
-            artifacts[id] = entry
-            self._save(run_id, manifest)
+        directory = self.run_dir(run_id)
+        self._admit(op, self._load(run_id), id, kind, primary)  # fail before writing anything
+        staged: str | None = await anyio.to_thread.run_sync(_stage, directory, data)
+        try:
+            with self._lock:  # the commit: no await inside, so it is atomic for the event loop
+                manifest = self._load(run_id)
+                entry = self._admit(op, manifest, id, kind, primary)
+                version = len(entry["versions"]) + 1
+                name = f"{id}@v{version}{suffix}"
+                os.replace(staged, directory / name)
+                staged = None
+                entry["versions"].append({"version": version, "file": name, "bytes": len(data),
+                                          "sha256": hashlib.sha256(data).hexdigest(), "source": source,
+                                          "title": title, "description": description})
+                entry["primary"] = entry["primary"] or primary
+                entry["title"] = title if title is not None else entry["title"]
+                entry["description"] = description if description is not None else entry["description"]
+                manifest["artifacts"][id] = entry
+                self._save(run_id, manifest)
+        finally:
+            if staged is not None:
+                os.unlink(staged)
         return artifact_ref(id, version)
 
-    # -- manifest -------------------------------------------------------------------------------
-
     @staticmethod
-    def _check_id_room(op: str, manifest: dict, id: str) -> None:
-        if len(manifest["artifacts"]) >= ID_LIMIT:
-            raise artifact_error(f"{op}: the run already has {ID_LIMIT} artifact ids, the cap (new id `{id}`)")
+    def _admit(op: str, manifest: dict, id: str, kind: str, primary: bool) -> dict:
+        """The entry of `id` (a new one when unused), or ArtifactError when one more version of
+        `kind` would break a rule: one kind per id, versions per id, ids per run, one primary."""
+        artifacts = manifest["artifacts"]
+        entry = artifacts.get(id)
+        if entry is None:
+            _check_id_room(op, manifest, id)
+            entry = {"kind": kind, "primary": False, "title": None, "description": None, "versions": []}
+        elif entry["kind"] != kind:
+            raise artifact_error(f"{op}: `{id}` is already a {entry['kind']} artifact (one kind per id)")
+        if len(entry["versions"]) >= VERSION_LIMIT:
+            raise artifact_error(f"{op}: `{id}` already has {VERSION_LIMIT} versions, the cap")
+        if primary:
+            other = next((k for k, v in artifacts.items() if v["primary"] and k != id), None)
+            if other is not None:
+                raise artifact_error(f"{op}: `{other}` is already the primary artifact; at most one id is primary")
+        return entry
+
+    # -- manifest -------------------------------------------------------------------------------
 
     def _load(self, run_id: str) -> dict:
         path = self.run_dir(run_id) / MANIFEST_NAME
@@ -203,20 +219,31 @@ class ArtifactStore:
         _write_atomic(self.run_dir(run_id) / MANIFEST_NAME, text.encode("utf-8"))
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tmp-", delete=False)
-    try:
-        with handle:
+def _check_id_room(op: str, manifest: dict, id: str) -> None:
+    if len(manifest["artifacts"]) >= ID_LIMIT:
+        raise artifact_error(f"{op}: the run already has {ID_LIMIT} artifact ids, the cap (new id `{id}`)")
+
+
+def _stage(directory: Path, data: bytes) -> str:
+    """Write `data` to a fsynced temporary file in `directory`; returns its path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=directory, prefix=".tmp-", delete=False) as handle:
+        try:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(handle.name, path)
-    except BaseException:
-        try:
+        except BaseException:
             os.unlink(handle.name)
-        except FileNotFoundError:
-            pass
+            raise
+    return handle.name
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    staged = _stage(path.parent, data)
+    try:
+        os.replace(staged, path)
+    except BaseException:
+        os.unlink(staged)
         raise
 
 

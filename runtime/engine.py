@@ -457,9 +457,9 @@ class Run:
         async def execute():
             options = {k: values.get(k) for k in ("title", "description")}
             if kind == "file":
-                ref = store.publish_file(self.id, values["id"], values["path"], primary=bool(values.get("primary")), **options)
+                ref = await store.publish_file(self.id, values["id"], values["path"], primary=bool(values.get("primary")), **options)
             else:
-                ref = store.publish_markdown(self.id, values["id"], values["content"], primary=bool(values.get("primary")), **options)
+                ref = await store.publish_markdown(self.id, values["id"], values["content"], primary=bool(values.get("primary")), **options)
             self.events.emit("artifact-published", site=site, key=key, id=values["id"], kind=kind, ref=ref.to_json())
             return ref
 

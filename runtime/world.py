@@ -25,8 +25,10 @@ Grep. Python's `re` backtracks, so a pattern such as `(a+)+$` can run for hours 
 that no thread deadline can interrupt. `files.grep` therefore runs the matching in a short-lived
 `python -I -S -c` worker (`_GREP_WORKER`): the parent walks and confines the file set, sends the
 pattern and the file list on stdin, and kills the worker's process group when `grep_timeout_s`
-passes ("pattern took too long"). The worker compiles the pattern, so an invalid pattern is
-reported from there, and it enforces the match caps itself so its output stays small.
+passes ("pattern took too long"). The worker also caps its own CPU time (`RLIMIT_CPU`, one
+second past the deadline), so it cannot outlive a host that dies without killing it. It compiles
+the pattern, so an invalid pattern is reported from there, and it enforces the match caps itself
+so its output stays small.
 
 Environment. Children never inherit the host environment: they get an allow-list (`PATH`,
 `HOME`, locale, `TERM`, `TMPDIR`, `TZ`, `USER`, `LOGNAME`, `SHELL`) plus the port's `env`
@@ -343,10 +345,13 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
-# The grep worker: stdin carries {"pattern", "files": [[relpath, abspath], ...], caps}; stdout
-# answers {"matches": [[path, line, text], ...]} or {"error": kind, "message": ...}.
+# The grep worker: argv[1] is its CPU-seconds limit; stdin carries {"pattern", "files":
+# [[relpath, abspath], ...], caps}; stdout answers {"matches": [[path, line, text], ...]} or
+# {"error": kind, "message": ...}.
 _GREP_WORKER = r"""
-import json, os, re, stat, sys
+import json, os, re, resource, stat, sys
+cpu = int(sys.argv[1])  # bounds the worker by itself, even if its parent dies without killing it
+resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
 job = json.loads(sys.stdin.buffer.read())
 def done(answer):
     sys.stdout.write(json.dumps(answer)); sys.exit(0)
@@ -457,7 +462,8 @@ class LocalWorld:
         job = {"pattern": pattern, "files": [[rel, str(abspath)] for rel, abspath in files],
                "sniff": GREP_SNIFF_BYTES, "max_matches": GREP_MATCH_LIMIT, "max_bytes": GREP_BYTES_LIMIT}
         done = await _execute(
-            [sys.executable, "-I", "-S", "-c", _GREP_WORKER], what="files.grep", cwd=self.root,
+            [sys.executable, "-I", "-S", "-c", _GREP_WORKER, str(math.ceil(self.grep_timeout_s) + 1)],
+            what="files.grep", cwd=self.root,
             env={"PATH": os.defpath}, timeout_s=self.grep_timeout_s,
             output_limit=GREP_WORKER_OUTPUT_LIMIT, stdin_data=json.dumps(job).encode(),
             timeout_message=f"files.grep: pattern took too long (over {self.grep_timeout_s:g} s): `{pattern}`")

@@ -1152,10 +1152,14 @@ class Lowerer:
             problem = f"takes at most {count} positional argument{'s' if count != 1 else ''} but {len(positional)} were given"
             where = positional[count].value
         given.update(signature.positional[: len(positional)])
+        keywords_seen: set[str] = set()
         for arg in node.args:
             if arg.keyword is None or problem is not None:
                 continue
             keyword = arg.keyword.value
+            if keyword in keywords_seen:
+                continue  # a repeated keyword is `DWF110`
+            keywords_seen.add(keyword)
             allowed = signature.positional + signature.keyword_only
             if keyword not in allowed:
                 close = difflib.get_close_matches(keyword, allowed, n=1)

@@ -402,7 +402,7 @@ class SchemaBuilder:
             if isinstance(stmt, cst.Assign) and all(isinstance(t.target, cst.Name) for t in stmt.targets):
                 fname = stmt.targets[0].target.value
                 self._report(NonTypedDictClass, stmt, detail=f"TypedDict field `{fname}` has no annotation",
-                             hint=f"write `{fname}: <type>`")
+                             help=f"write `{fname}: <type>`")
                 continue
             self._report(NonTypedDictClass, stmt, detail=f"TypedDict `{name}` may contain only annotated fields, "
                          f"docstrings and `pass`, not {_describe_statement(stmt)}")

@@ -265,7 +265,8 @@ class Run:
 
     async def _watch_grace(self) -> None:
         """After a cancel, force-settle the run if the script has not ended within the grace period."""
-        await anyio.sleep(self.request.grace_period_s)
+        with anyio.move_on_after(self.request.grace_period_s):
+            await self.settled.wait()
         if not self.settled.is_set():
             self._force_settle()
 
@@ -329,7 +330,9 @@ class Run:
     # ------------------------------------------------------------ host: effects
 
     async def _effect(self, site: str, key: str, kind: str, actor: str | None, inputs: Any,
-                      execute: Callable[[], Awaitable[Any]], queued: dict | None = None) -> Any:
+                      execute: Callable[[Callable[[], None]], Awaitable[Any]], queued: dict | None = None) -> Any:
+        """Journal and run one effect. `execute(started)` performs it and calls `started()` at the
+        moment it is really dispatched (an ask after its actor's turn and a concurrency slot)."""
         digest = input_hash(inputs)
         row = self.journal.get_node(self.id, site, key)
         if row is not None and row.status in ("completed", "failed"):
@@ -340,14 +343,18 @@ class Run:
             if row.status == "failed":
                 raise ScriptError(row.error["type"], row.error["message"])
             return Record.from_journal(row.result)
-        self.events.emit("node-queued", site=site, key=key, kind=kind, actor=actor, phase=self.phase, **(queued or {}))
+        phase = self.phase
+        self.events.emit("node-queued", site=site, key=key, kind=kind, actor=actor, phase=phase, **(queued or {}))
         stored_input = inputs if len(str(inputs)) <= 4096 else {"truncated": str(inputs)[:4096]}
         self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "running"))
-        self.live_nodes[(site, key)] = kind
-        self.events.emit("node-started", site=site, key=key, kind=kind, actor=actor, phase=self.phase)
+
+        def started() -> None:
+            self.live_nodes[(site, key)] = kind
+            self.events.emit("node-started", site=site, key=key, kind=kind, actor=actor, phase=phase)
+
         outcome = "cancelled"
         try:
-            value = await execute()
+            value = await execute(started)
         except ScriptError as error:
             outcome = "failed"
             self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "failed",
@@ -356,6 +363,9 @@ class Run:
         except FatalError:
             outcome = "failed"
             raise
+        except Exception as error:  # a port or engine bug must not look like a script exception
+            outcome = "failed"
+            raise FatalError("InternalError", f"{key}: {type(error).__name__}: {error}") from error
         else:
             outcome = "ok"
             self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "completed",
@@ -363,7 +373,7 @@ class Run:
             return value
         finally:
             if self.live_nodes.pop((site, key), None) is not None:
-                self.events.emit("node-settled", site=site, key=key, kind=kind, outcome=outcome, phase=self.phase)
+                self.events.emit("node-settled", site=site, key=key, kind=kind, outcome=outcome, phase=phase)
 
     async def ask(self, site: str, key: str, actor: ActorHandle, instructions: str, schema_key: str | None,
                   label: str | None) -> Any:
@@ -376,9 +386,10 @@ class Run:
         if self.budget_limit is not None and self.usage.output_tokens >= self.budget_limit:
             raise ScriptError("BudgetExceeded", f"the token budget ({self.budget_limit:,} output tokens) is spent")
 
-        async def execute():
+        async def execute(started):
             async with self.actor_locks[spec.actor_id]:
                 async with self.limiter:
+                    started()
                     self.actors_started.add(spec.actor_id)
                     request = AskRequest(self.id, spec, site, key, instructions, schema, label)
                     return await self._run_ask(request, schema_key)
@@ -421,8 +432,11 @@ class Run:
         world = self.request.world
         if world is None:
             raise ScriptError("WorldError", "this run has no workspace to read")
-        return await self._effect(site, key, "read", None, {"op": op, "args": arguments},
-                                  lambda: world.read(op, arguments, {}))
+        async def execute(started):
+            started()
+            return await world.read(op, arguments, {})
+
+        return await self._effect(site, key, "read", None, {"op": op, "args": arguments}, execute)
 
     async def world_run(self, site: str, key: str, cmd: str, arguments: list[str], timeout_s: float) -> Any:
         world = self.request.world
@@ -430,8 +444,12 @@ class Run:
             raise FatalError("CommandNotApproved", f"`{cmd}` is not in the approved command set")
         if world is None:
             raise ScriptError("WorldError", "this run has no workspace to run commands in")
+        async def execute(started):
+            started()
+            return await world.run(cmd, arguments, timeout_s)
+
         return await self._effect(site, key, "run", None, {"op": "world.run", "cmd": cmd, "args": arguments},
-                                  lambda: world.run(cmd, arguments, timeout_s), {"command": cmd})
+                                  execute, {"command": cmd})
 
     def report(self, site: str, key: str, item: Any, artifact: str | None) -> None:
         row = self.journal.get_node(self.id, site, key)
@@ -454,7 +472,8 @@ class Run:
         if store is None:
             raise ScriptError("ArtifactError", "this run has no artifact store")
 
-        async def execute():
+        async def execute(started):
+            started()
             options = {k: values.get(k) for k in ("title", "description")}
             if kind == "file":
                 ref = await store.publish_file(self.id, values["id"], values["path"], primary=bool(values.get("primary")), **options)

@@ -790,7 +790,7 @@ def test_invalid_typeddict_declarations():
         (6, 17, "DWF406", "TypedDict field `path` has a default value"),
         (7, 5, "DWF406", "TypedDict field `path` is declared twice"),
         (8, 5, "DWF406", "TypedDict field `a` is declared again (it is inherited from `Base`)"),
-        (9, 5, "DWF406", "TypedDict field `loose` has no annotation"),
+        (9, 5, "DWF104", "TypedDict field `loose` has no annotation"),
         (10, 5, "DWF104", "TypedDict `X` may contain only annotated fields, docstrings and `pass`, not an "
                           "annotated assignment to `self.x`"),
     ]

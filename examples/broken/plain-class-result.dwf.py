@@ -6,7 +6,7 @@ stay plain JSON (read fields with `r["severity"]`). Write `class Finding(TypedDi
 meta = {"name": "plain-class-result", "description": "List the security problems in the API code."}
 
 
-class Finding:  # error: DWF104:1  # class other than a TypedDict declaration
+class Finding:  # error: DWF406:1  # class declared without TypedDict
     path: str
     severity: str
     summary: str

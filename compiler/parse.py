@@ -28,22 +28,27 @@ class ParsedModule:
 
 
 def parse(source: SourceFile) -> ParsedModule | Diagnostic:
+    # CPython's parser goes first. It is the authority on Python syntax (libcst accepts a few
+    # things 3.11 rejects: repeated keyword arguments, 3.12 f-string forms), its messages are
+    # the clearest, and it refuses absurd nesting with an error, where libcst's native parser
+    # would overflow the C stack and kill the process.
+    cpython = _cpython_syntax_error(source)
+    if cpython is not None:
+        return cpython
     try:
         module = cst.parse_module(source.text)
     except (cst.ParserSyntaxError, cst.CSTValidationError) as error:  # the latter: `"a" b"b"`
         return _syntax_diagnostic(source, error)
-    except (RecursionError, MemoryError) as error:  # absurd nesting depth
+    except (RecursionError, MemoryError) as error:
         return SyntaxError_.diagnostic(Span.point(1, 1), detail=f"the script is too deeply nested ({type(error).__name__})")
-    # libcst also accepts a few things CPython 3.11 rejects (repeated keyword arguments, 3.12
-    # f-string forms, ...); CPython's own parser is the authority on Python syntax.
-    cpython = _cpython_syntax_error(source)
-    if cpython is not None:
-        return cpython
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     # `wrapper.resolve(PositionProvider)` would also run libcst's batchable-provider pass, a
     # full traversal that does nothing when no batchable provider is asked for (libcst 1.9);
     # generating the one provider directly resolves positions in a single codegen pass.
-    positions = PositionProvider()._gen(wrapper)
+    try:
+        positions = PositionProvider()._gen(wrapper)
+    except RecursionError:  # libcst's position pass recurses once per nesting level
+        return SyntaxError_.diagnostic(Span.point(1, 1), detail="the script is nested too deeply to analyze")
     return ParsedModule(source, wrapper.module, positions)
 
 
@@ -53,8 +58,10 @@ def _cpython_syntax_error(source: SourceFile) -> Diagnostic | None:
     except SyntaxError as error:
         line = min(max(1, error.lineno or 1), len(source.lines) + 1)
         return SyntaxError_.diagnostic(Span.point(line, max(1, error.offset or 1)), detail=error.msg.rstrip("."))
-    except (ValueError, RecursionError, MemoryError):
-        return None  # NUL bytes and absurd nesting: libcst already decided
+    except ValueError as error:  # e.g. NUL bytes
+        return SyntaxError_.diagnostic(Span.point(1, 1), detail=str(error).rstrip("."))
+    except (RecursionError, MemoryError) as error:
+        return SyntaxError_.diagnostic(Span.point(1, 1), detail=f"the script is too deeply nested ({type(error).__name__})")
     return None
 
 

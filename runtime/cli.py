@@ -235,6 +235,7 @@ def cmd_run(args) -> int:
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
     if not workspace.is_dir():
         problems.append(f"the workspace {workspace} is not a directory")
+    given = tuple(run_args or ())
     if run_args is not None:
         from .arguments import ArgumentError, validate_args
 
@@ -246,7 +247,7 @@ def cmd_run(args) -> int:
         return _usage_problems(problems)
 
     if args.progress == "text" or not args.yes:
-        sys.stderr.write(plan_summary(program, run_args, workspace, args))
+        sys.stderr.write(plan_summary(compiled, run_args, given, workspace, args))
     if not args.yes:
         if not _isatty(sys.stdin):
             return _usage_problems(["cannot ask for approval: standard input is not a terminal; "
@@ -324,36 +325,23 @@ def _load_agent_port(spec: str | None, problems: list[str]):
     return None
 
 
-def plan_summary(program, run_args: dict, workspace: Path, args) -> str:
-    """The concise approval screen printed before a run (stderr)."""
-    meta = program.meta if isinstance(program.meta, dict) else {}
-    lines = [f"Workflow: {meta.get('name') or program.path}"]
-    if meta.get("description"):
-        lines.append(f"  {meta['description']}")
-    phases = meta.get("phases") if isinstance(meta.get("phases"), list) else None
-    titles = [p.get("title") if isinstance(p, dict) else str(p) for p in phases] if phases else list(program.phases)
-    if titles:
-        lines.append("Phases:")
-        lines += [f"  {i}. {title}" for i, title in enumerate(titles, 1)]
-    asks = [s for s in program.sites if s.kind == "ask"]
-    actors = [s for s in program.sites if s.kind == "actor"]
-    names = sorted({s.actor or "(anonymous)" for s in actors})
-    lines.append(f"Actors: {len(actors)} actor site{'s' if len(actors) != 1 else ''}, "
-                 f"{len(asks)} ask site{'s' if len(asks) != 1 else ''}" + (f": {', '.join(names)}" if names else ""))
-    lines.append(f"Commands: {', '.join(program.commands) if program.commands else 'none'}")
-    if run_args:
-        lines.append("Args:")
-        lines += [f"  {name} = {json.dumps(value, ensure_ascii=False)}" for name, value in run_args.items()]
-    lines.append(f"Workspace: {workspace.resolve()}")
-    lines.append(f"Agent: {args.agent}")
+def plan_summary(compiled, run_args: dict, given: tuple[str, ...], workspace: Path, args) -> str:
+    """The approval screen printed before a run (stderr): the plan of `dwfc plan`, then where and
+    how this run will execute."""
+    from dwf.compiler.plan import build_plan
+    from dwf.compiler.plan_text import render_text
+
+    lines = [render_text(build_plan(compiled, run_args, given)).rstrip("\n"), "", "This run"]
+    lines.append(f"  Workspace: {workspace.resolve()}")
+    lines.append(f"  Agent: {args.agent}")
     caps = []
     if args.max_concurrency:
         caps.append(f"max concurrency {args.max_concurrency}")
     if args.budget is not None:
         caps.append(f"budget {args.budget:,} output tokens")
     if caps:
-        lines.append("Caps: " + ", ".join(caps))
-    return "\n".join(lines) + "\n"
+        lines.append("  Caps: " + ", ".join(caps))
+    return "\n".join(lines) + "\n\n"
 
 
 class _TerminalQuestions:

@@ -42,10 +42,10 @@ def compile_facade_call(compiler, node: ir.FacadeCall):
             positional, named = [], {}
             for code, starred in args:
                 value = await _ev(code, frame)
-                positional.extend(value) if starred else positional.append(value)
+                positional.extend(_iterate(value)) if starred else positional.append(value)
             for name, code in keywords:
                 value = await _ev(code, frame)
-                named.update(value) if name is None else named.__setitem__(name, value)
+                named.update(_mapping(value)) if name is None else named.__setitem__(name, value)
             return perform(frame, actor, positional, named)
         return run_async, True
 
@@ -54,10 +54,10 @@ def compile_facade_call(compiler, node: ir.FacadeCall):
         positional, named = [], {}
         for code, starred in args:
             value = code[0](frame)
-            positional.extend(value) if starred else positional.append(value)
+            positional.extend(_iterate(value)) if starred else positional.append(value)
         for name, code in keywords:
             value = code[0](frame)
-            named.update(value) if name is None else named.__setitem__(name, value)
+            named.update(_mapping(value)) if name is None else named.__setitem__(name, value)
         return perform(frame, actor, positional, named)
     return run, False
 
@@ -125,7 +125,7 @@ READ_SIGNATURES = {
 def do_read(interp, node, site, key, frame, actor, positional, named):
     names, defaults = READ_SIGNATURES[node.op]
     v = _bind(node.op, names, positional, named, defaults)
-    arguments = [sandbox.to_json(v[n], f"argument `{n}` of {node.op}") for n in names]
+    arguments = [sandbox.to_json(v[n], f"argument `{n}` of {node.op}", interp.limits) for n in names]
     host = interp.host
     return LazyAwaitable(lambda: host.world_read(site, key, node.op, arguments), f"{node.op} {site}")
 
@@ -145,7 +145,7 @@ def do_run(interp, node, site, key, frame, actor, positional, named):
 
 def do_report(interp, node, site, key, frame, actor, positional, named):
     v = _bind("report", ("item", "artifact"), positional, named, {"artifact": None})
-    item = sandbox.to_json(v["item"], "reported item")
+    item = sandbox.to_json(v["item"], "reported item", interp.limits)
     interp.host.report(site, key, item, _optional_str(v["artifact"], "artifact"))
     return None
 
@@ -156,24 +156,25 @@ def do_artifact(interp, node, site, key, frame, actor, positional, named):
     if kind in ("file", "markdown"):
         second = "path" if kind == "file" else "content"
         v = _bind(node.op, ("id", second), positional, named, {"title": None, "description": None, "primary": False})
-        values = {k: sandbox.to_json(val, f"argument `{k}`") for k, val in v.items()}
+        values = {k: sandbox.to_json(val, f"argument `{k}`", interp.limits) for k, val in v.items()}
         return LazyAwaitable(lambda: host.publish_artifact(site, key, kind, values), f"{node.op} {site}")
     v = _bind(node.op, ("id", "spec"), positional, named, {})
-    host.declare_artifact(site, key, kind, sandbox.to_json(v["id"], "id"), sandbox.to_json(v["spec"], "dashboard spec"))
+    host.declare_artifact(site, key, kind, sandbox.to_json(v["id"], "id", interp.limits),
+                          sandbox.to_json(v["spec"], "dashboard spec", interp.limits))
     return None
 
 
 def do_workflow(interp, node, site, key, frame, actor, positional, named):
     v = _bind("workflow", ("name", "args"), positional, named, {"args": None})
     name = _str(v["name"], "workflow name")
-    arguments = sandbox.to_json(v["args"] or {}, "workflow args")
+    arguments = sandbox.to_json(v["args"] or {}, "workflow args", interp.limits)
     host = interp.host
     return LazyAwaitable(lambda: host.workflow(site, key, name, arguments), f"workflow {site}")
 
 
 def do_log(interp, node, site, key, frame, actor, positional, named):
     v = _bind("log", ("message",), positional, named, {})
-    interp.host.log(sandbox.display(v["message"]))
+    interp.host.log(sandbox.check_string(sandbox.display(v["message"], interp.limits), interp.limits))
     return None
 
 
@@ -193,10 +194,19 @@ def do_hole(interp, node, site, key, frame, actor, positional, named):
 # ---------------------------------------------------------------- joins
 
 
+def _bounded(interp, items) -> list:
+    """The items of a join, refused as soon as there are more than the fan-out limit (a
+    generator is never run past it)."""
+    out = []
+    for item in items:
+        out.append(item)
+        if len(out) > interp.limits.fanout:
+            raise sandbox.limit_error("fanout", interp.limits)
+    return out
+
+
 def _awaitables(interp, items, op: str) -> list[LazyAwaitable]:
-    items = list(items) if not isinstance(items, list) else items
-    if len(items) > interp.limits.fanout:
-        raise sandbox.limit_error("fanout", interp.limits)
+    items = _bounded(interp, items)
     for item in items:
         if not isinstance(item, LazyAwaitable):
             raise ScriptError("TypeError", f"{op}() needs awaitables (asks, reads, async calls), got {type_name(item)}")
@@ -260,9 +270,7 @@ def do_pipeline(interp, node, site, key, frame, actor, positional, named):
     if named or not positional:
         raise ScriptError("TypeError", "pipeline(items, *stages) takes the items and the stages positionally")
     items, *stages = positional
-    items = list(_iterate(items))
-    if len(items) > interp.limits.fanout:
-        raise sandbox.limit_error("fanout", interp.limits)
+    items = _bounded(interp, _iterate(items))
     for stage in stages:
         if not isinstance(stage, (ScriptFunction, BuiltinFunction)):
             raise ScriptError("TypeError", f"pipeline stages must be functions, got {type_name(stage)}")
@@ -296,9 +304,13 @@ class _PathFrame:
 
 
 def _iterate(value):
-    from .interpreter import _iterate as iterate
+    return sandbox.iterable(value)
 
-    return iterate(value)
+
+def _mapping(value):
+    if isinstance(value, dict):
+        return value
+    raise ScriptError("TypeError", f"argument after ** must be a mapping, not {type_name(value)}")
 
 
 ACTIONS = {

@@ -116,11 +116,18 @@ class Engine:
         await self._group.__aenter__()
         return self
 
-    async def __aexit__(self, *exc_info) -> bool | None:
+    async def __aexit__(self, exc_type, exc, traceback) -> bool | None:
         for run in list(self.runs.values()):
             if not run.settled.is_set():
                 run.cancel("interrupted")
-        return await self._group.__aexit__(*exc_info)
+        try:
+            return await self._group.__aexit__(exc_type, exc, traceback)
+        except BaseExceptionGroup as group:
+            # An error raised in the `async with` body (a StartError, say) reaches the caller as
+            # itself, not wrapped in the task group's exception group.
+            if exc is not None and len(group.exceptions) == 1 and group.exceptions[0] is exc:
+                raise exc from None
+            raise
 
     def start(self, request: StartRequest) -> Run:
         if self._group is None:

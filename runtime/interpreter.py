@@ -40,8 +40,8 @@ from .builtins import make_builtins, make_modules
 from .errors import DwfError, FatalError, Frame, ScriptError, is_subclass
 from .limits import Limits
 from .records import Record
-from .values import (ActorHandle, BoundMethod, BuiltinFunction, ExceptionType, Facade, LazyAwaitable, Module,
-                     OrderedSet, ReadOnlyMapping, ScriptFunction, type_name)
+from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable,
+                     Module, OrderedSet, ReadOnlyMapping, ScriptFunction, type_name)
 
 # Python frames used per script call level are well below this; DWF's own recursion limit
 # (Limits.recursion) stops scripts long before Python's would.
@@ -92,7 +92,8 @@ class Interpreter:
     def __init__(self, program: ir.Program, host: Any, *, limits: Limits | None = None, args: dict | None = None):
         self.program = program
         self.host = host
-        self.limits = limits or Limits()
+        # The run's limits, plus this interpreter's step counter for work-proportional charges.
+        self.limits = sandbox.RunLimits(limits or Limits(), self)
         self.steps = 0
         self.globals: dict[str, Any] = {}
         self.builtins = make_builtins()
@@ -101,6 +102,9 @@ class Interpreter:
         self.facades = {name: Facade(name) for name in F.CONTAINERS}
         self.occurrences: dict[str, int] = {}
         self._counters: dict[str, int] = {}
+        # The frame on whose behalf a builtin is running (builtins are synchronous, so this is
+        # exact): calls the builtin makes (`key=`, `map`, `filter`) are nested in that frame.
+        self.caller: Frame_ | None = None
         self.source_lines: list[str] = []
         self._body = Compiler(self).block(program.body)
 
@@ -116,7 +120,7 @@ class Interpreter:
             else:
                 run(frame)
         except _Return as done:
-            return sandbox.to_json(done.value, "workflow's return value")
+            return sandbox.to_json(done.value, "workflow's return value", self.limits)
         except RecursionError:
             raise FatalError("LimitExceeded", "the script is nested too deeply to run") from None
         return None
@@ -138,22 +142,30 @@ class Interpreter:
             if fn.is_async:
                 return self._async_call(fn, args, kwargs, frame, call_id)
             return self._run_sync_function(fn, args, kwargs, frame, call_id)
-        if isinstance(fn, BuiltinFunction):
-            return fn.fn(self, args, kwargs)
-        if isinstance(fn, BoundMethod):
-            return call_method(self, fn, args, kwargs)
+        if isinstance(fn, (BuiltinFunction, BoundMethod)):
+            previous, self.caller = self.caller, frame
+            try:
+                if isinstance(fn, BuiltinFunction):
+                    return fn.fn(self, args, kwargs)
+                return call_method(self, fn, args, kwargs)
+            finally:
+                self.caller = previous
         if isinstance(fn, ExceptionType):
-            message = sandbox.display(args[0]) if args else ""
-            return ScriptError(fn.name, message, args=tuple(args))
+            if kwargs:
+                raise ScriptError("TypeError", f"{fn.name}() takes no keyword arguments")
+            return ScriptError(fn.name, sandbox.exception_message(fn.name, tuple(args)), args=tuple(args))
         raise ScriptError("TypeError", f"'{type_name(fn)}' object is not callable")
 
     def _new_frame(self, fn: ScriptFunction, args: list, kwargs: dict, caller: Frame_ | None, call_id: str) -> Frame_:
         depth = (caller.depth if caller else 0) + 1
         if depth > self.limits.recursion:
             raise sandbox.limit_error("recursion", self.limits)
+        self.steps += 1  # a call is a step, so lambdas called by builtins count too
+        if self.steps > self.limits.steps:
+            raise self.step_limit()
         params, _, _ = fn.code
         path = (caller.path if caller else ()) + (call_id,)
-        frame = Frame_(bind_arguments(fn, params, args, kwargs), fn.env, path, depth, f"{fn.name}()")
+        frame = Frame_(bind_arguments(fn, params, args, kwargs, self.limits), fn.env, path, depth, f"{fn.name}()")
         return frame
 
     def _run_sync_function(self, fn: ScriptFunction, args, kwargs, caller, call_id) -> Any:
@@ -185,7 +197,7 @@ class Interpreter:
         return LazyAwaitable(start, f"{fn.name}()")
 
 
-def bind_arguments(fn: ScriptFunction, params: tuple, args: list, kwargs: dict) -> dict:
+def bind_arguments(fn: ScriptFunction, params: tuple, args: list, kwargs: dict, limits: Limits) -> dict:
     values: dict[str, Any] = {}
     positional = list(args)
     plain = [p for p in params if p.kind == "plain"]
@@ -206,7 +218,7 @@ def bind_arguments(fn: ScriptFunction, params: tuple, args: list, kwargs: dict) 
     if positional:
         if star is None:
             raise ScriptError("TypeError", f"{fn.name}() takes {len(plain)} positional arguments but {len(args)} were given")
-        values[star.name] = tuple(positional)
+        values[star.name] = sandbox.check_tuple(tuple(positional), limits)
     elif star is not None:
         values[star.name] = ()
     if kwargs:
@@ -219,29 +231,98 @@ def bind_arguments(fn: ScriptFunction, params: tuple, args: list, kwargs: dict) 
 
 
 GROWING_METHODS = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs", "replace", "join"})
+# Methods whose cost does not grow with the receiver, by receiver type; every other method is
+# charged the receiver's size, and `extend`/`update` the size of what they add.
+CONSTANT_TIME_METHODS = {
+    list: frozenset({"append", "pop", "extend"}), str: frozenset({"startswith", "endswith"}),
+    dict: frozenset({"get", "pop", "setdefault", "popitem", "update"}),
+    OrderedSet: frozenset({"add", "discard", "remove", "pop", "update"}),
+}
 GROWING_CONTAINER_METHODS = frozenset({"append", "extend", "insert", "update", "add", "setdefault"})
+SPLITTING_METHODS = frozenset({"split", "rsplit"})
+
+
+_KEYS_VIEW, _VALUES_VIEW, _ITEMS_VIEW = type({}.keys()), type({}.values()), type({}.items())
 
 
 def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: dict) -> Any:
     receiver, name = method.receiver, method.name
     limits = interp.limits
-    if isinstance(receiver, str) and name in GROWING_METHODS:
-        _precheck_string_method(receiver, name, args, limits)
-    if name in ("sort",) and "key" in kwargs and kwargs["key"] is not None:
-        key = kwargs["key"]
-        kwargs = dict(kwargs, key=lambda item: interp.call_sync(key, [item], {}))
-    if isinstance(receiver, list) and name == "extend" and args:
-        args = [list(args[0]) if not isinstance(args[0], list) else args[0]]
+    kind = type(receiver)
+    if kind is str:
+        if name == "join" and args:
+            # Materialize (bounded) so the size check sees every piece before joining.
+            args = [_bounded_list(args[0], limits)] + list(args[1:])
+        if name in GROWING_METHODS:
+            _precheck_string_method(receiver, name, args, limits)
+        elif name in SPLITTING_METHODS:
+            args, kwargs = _bounded_split(args, kwargs, limits)
+    elif kind is list:
+        if name == "sort" and kwargs.get("key") is not None:
+            key, frame = kwargs["key"], interp.caller
+            kwargs = dict(kwargs, key=lambda item: interp.call_sync(key, [item], {}, frame))
+        elif name == "extend" and args:
+            source = sandbox.iterable(args[0])
+            if type(source) is not DwfIterator and len(receiver) + len(source) > limits.items:
+                raise sandbox.limit_error("items", limits)
+            args = [source if type(source) is list else list(source)]
+    if name not in CONSTANT_TIME_METHODS.get(kind, ()):
+        sandbox.charge(limits, sandbox.work(receiver))
+    if name in ("extend", "update"):
+        sandbox.charge(limits, sum(sandbox.work(a) for a in args))
     result = method.fn(*args, **kwargs)
     if name in GROWING_CONTAINER_METHODS:
         sandbox.check_value(receiver, limits)
-    if isinstance(result, str):
+    if result is None:
+        return None
+    result_kind = type(result)
+    if result_kind is str:
+        sandbox.charge(limits, sandbox.work(result))
         return sandbox.check_string(result, limits)
-    if isinstance(result, (type({}.keys()), type({}.values()), type({}.items()))):
+    if result_kind is list:
+        sandbox.charge(limits, sandbox.work(result))
+        return sandbox.check_items(result, limits)
+    if result_kind is _KEYS_VIEW or result_kind is _VALUES_VIEW:
+        sandbox.charge(limits, len(result) // sandbox.ITEMS_PER_STEP)
         return list(result)  # views would expose live Python objects; a list is plain data
-    if isinstance(result, set):
+    if result_kind is _ITEMS_VIEW:
+        sandbox.charge(limits, len(result) // sandbox.ITEMS_PER_STEP)
+        return [sandbox.check_tuple(pair, limits) for pair in result]
+    if result_kind is tuple:
+        return sandbox.check_tuple(result, limits)  # str.partition, dict.popitem()
+    if result_kind is set:
         return OrderedSet(result)
+    if result_kind is dict or result_kind is OrderedSet:
+        sandbox.charge(limits, sandbox.work(result))  # copy(), union(), ...
     return result
+
+
+def _bounded_list(value: Any, limits: Limits) -> list:
+    if type(sandbox.iterable(value)) is not DwfIterator:  # sized: check, then copy in C
+        if len(value) > limits.items:
+            raise sandbox.limit_error("items", limits)
+        sandbox.charge(limits, sandbox.work(value))
+        return list(value)
+    items = []
+    for item in value:  # a lazy iterator charges its own items
+        items.append(item)
+        if len(items) > limits.items:
+            raise sandbox.limit_error("items", limits)
+    return items
+
+
+def _bounded_split(args: list, kwargs: dict, limits: Limits) -> tuple[list, dict]:
+    """`str.split` with `maxsplit` capped at the item limit: the result is the same whenever it
+    is within the limit, and a larger one is refused without being built."""
+    args, kwargs = list(args), dict(kwargs)
+    if len(args) > 1:
+        maxsplit = args.pop(1)
+    else:
+        maxsplit = kwargs.pop("maxsplit", -1)
+    if type(maxsplit) is not int:
+        raise ScriptError("TypeError", f"'{type_name(maxsplit)}' object cannot be interpreted as an integer")
+    kwargs["maxsplit"] = limits.items if maxsplit < 0 else min(maxsplit, limits.items)
+    return args, kwargs
 
 
 def _precheck_string_method(receiver: str, name: str, args: list, limits: Limits) -> None:
@@ -260,10 +341,9 @@ def _precheck_string_method(receiver: str, name: str, args: list, limits: Limits
             raise sandbox.limit_error("string_bytes", limits)
     elif name == "join" and args:
         items = args[0]
-        if isinstance(items, (list, tuple)):
-            total = sum(len(i) for i in items if isinstance(i, str)) + len(receiver) * max(0, len(items) - 1)
-            if total > limits.string_bytes:
-                raise sandbox.limit_error("string_bytes", limits)
+        total = sum(len(i) for i in items if isinstance(i, str)) + len(receiver) * max(0, len(items) - 1)
+        if total > limits.string_bytes:
+            raise sandbox.limit_error("string_bytes", limits)
 
 
 # ---------------------------------------------------------------- the compiler to closures
@@ -311,6 +391,8 @@ class Compiler:
                         raise _with_frame(_convert(error), line, column, frame) from None
                     except RecursionError:
                         raise _with_frame(sandbox.limit_error("recursion", interp.limits), line, column, frame) from None
+                    except MemoryError:
+                        raise _with_frame(_out_of_memory(), line, column, frame) from None
 
             return run_sync, False
 
@@ -330,6 +412,8 @@ class Compiler:
                     raise _with_frame(_convert(error), line, column, frame) from None
                 except RecursionError:
                     raise _with_frame(sandbox.limit_error("recursion", interp.limits), line, column, frame) from None
+                except MemoryError:
+                    raise _with_frame(_out_of_memory(), line, column, frame) from None
 
         return run_async, True
 
@@ -380,7 +464,17 @@ class Compiler:
 
     def s_assign(self, node: ir.Assign) -> Code:
         value, is_async = self.expr(node.value)
-        stores = [self.store(t) for t in node.targets]
+        targets = [self.target(t) for t in node.targets]
+        if _sync_or_async(targets):
+            async def run_targets_async(frame):
+                result = await _ev((value, is_async), frame)
+                for store, store_is_async in targets:
+                    if store_is_async:
+                        await store(frame, result)
+                    else:
+                        store(frame, result)
+            return run_targets_async, True
+        stores = [store for store, _ in targets]
         if len(stores) == 1:
             store = stores[0]
             if is_async:
@@ -409,7 +503,7 @@ class Compiler:
         return self.s_assign(ir.Assign(node.span, (node.target,), node.value))
 
     def s_aug_assign(self, node: ir.AugAssign) -> Code:
-        op = sandbox.BINARY[node.op]
+        op = sandbox.INPLACE[node.op]
         limits = self.interp.limits
         value_code = self.expr(node.value)
         target = node.target
@@ -421,8 +515,8 @@ class Compiler:
             async def run_sub_async(frame):
                 container = await _ev(container_code, frame)
                 index = await _ev(index_code, frame)
-                right = await _ev(value_code, frame)
-                _set_item(container, index, op(_get_item(container, index), right, limits), limits)
+                left = _get_item(container, index)
+                _set_item(container, index, op(left, await _ev(value_code, frame), limits), limits)
 
             def run_sub(frame):
                 container = container_code[0](frame)
@@ -433,8 +527,8 @@ class Compiler:
         store = self.store(target)
 
         async def run_async(frame):
-            right = await _ev(value_code, frame)
-            store(frame, op(load(frame), right, limits))
+            left = load(frame)
+            store(frame, op(left, await _ev(value_code, frame), limits))
 
         def run(frame):
             store(frame, op(load(frame), value_code[0](frame), limits))
@@ -464,11 +558,11 @@ class Compiler:
         loop_id = self.number("for")
         tracked = _has_effects(node.body)
         iterable = self.expr(node.iter)
-        store = self.store(node.target)
+        store, store_is_async = self.target(node.target)
         body = self.block(node.body)
         orelse = self.block(node.orelse)
         interp = self.interp
-        if _sync_or_async([iterable, body, orelse]):
+        if _sync_or_async([iterable, body, orelse, (store, store_is_async)]):
             async def run_async(frame):
                 items = _iterate(await _ev(iterable, frame))
                 base = frame.path
@@ -477,7 +571,10 @@ class Compiler:
                     for index, item in enumerate(items):
                         if tracked:
                             frame.path = base + (f"{loop_id}[{index}]",)
-                        store(frame, item)
+                        if store_is_async:
+                            await store(frame, item)
+                        else:
+                            store(frame, item)
                         try:
                             await _ev(body, frame)
                         except _Continue:
@@ -635,6 +732,13 @@ class Compiler:
 
     def s_raise(self, node: ir.Raise) -> Code:
         exc = self.expr(node.exc) if node.exc is not None else None
+        cause = self.expr(node.cause) if node.cause is not None else None
+
+        def check_cause(value):
+            # `raise X from Y`: Y is evaluated and must be an exception (or None); DWF
+            # tracebacks do not chain, so it is not kept.
+            if value is not None and not isinstance(value, (ScriptError, ExceptionType)):
+                raise ScriptError("TypeError", "exception causes must derive from BaseException")
 
         def build(frame, value):
             if value is None:
@@ -649,37 +753,62 @@ class Compiler:
 
         if exc is None:
             return (lambda frame: build(frame, None)), False
-        if exc[1]:
+        if exc[1] or (cause is not None and cause[1]):
             async def run_async(frame):
-                build(frame, await exc[0](frame))
+                value = await _ev(exc, frame)
+                if cause is not None:
+                    check_cause(await _ev(cause, frame))
+                build(frame, value)
             return run_async, True
-        return (lambda frame: build(frame, exc[0](frame))), False
+
+        def run(frame):
+            value = exc[0](frame)
+            if cause is not None:
+                check_cause(cause[0](frame))
+            build(frame, value)
+        return run, False
 
     def s_assert(self, node: ir.Assert) -> Code:
+        limits = self.interp.limits
         test = self.expr(node.test)
         msg = self.expr(node.msg) if node.msg is not None else None
 
         async def run_async(frame):
             if not await _ev(test, frame):
-                message = sandbox.display(await _ev(msg, frame)) if msg else ""
+                message = sandbox.display(await _ev(msg, frame), limits) if msg else ""
                 raise ScriptError("AssertionError", message)
 
         def run(frame):
             if not test[0](frame):
-                raise ScriptError("AssertionError", sandbox.display(msg[0](frame)) if msg else "")
+                raise ScriptError("AssertionError", sandbox.display(msg[0](frame), limits) if msg else "")
         return (run_async, True) if _sync_or_async([test] + ([msg] if msg else [])) else (run, False)
 
     def s_delete(self, node: ir.Delete) -> Code:
-        deleters = []
+        deleters: list[tuple[Callable, bool]] = []
         for target in node.targets:
             if isinstance(target, ir.Name):
-                deleters.append(self._delete_name(target))
+                deleters.append((self._delete_name(target), False))
+                continue
+            container, index = self.expr(target.value), self.expr(target.index)
+            if _sync_or_async([container, index]):
+                async def delete_async(frame, container=container, index=index):
+                    holder = await _ev(container, frame)
+                    _del_item(holder, await _ev(index, frame))
+                deleters.append((delete_async, True))
             else:
-                container, index = self.expr(target.value), self.expr(target.index)
-                deleters.append(lambda frame, c=container[0], i=index[0]: _del_item(c(frame), i(frame)))
+                deleters.append((lambda frame, c=container[0], i=index[0]: _del_item(c(frame), i(frame)), False))
+
+        if _sync_or_async(deleters):
+            async def run_async(frame):
+                for deleter, is_async in deleters:
+                    if is_async:
+                        await deleter(frame)
+                    else:
+                        deleter(frame)
+            return run_async, True
 
         def run(frame):
-            for deleter in deleters:
+            for deleter, _ in deleters:
                 deleter(frame)
         return run, False
 
@@ -740,38 +869,48 @@ class Compiler:
             def store_local(frame, value):
                 frame.vars[name] = value
             return store_local
-        if isinstance(target, (ir.Tuple, ir.List)):
-            return self._store_unpack(target)
+        store, is_async = self.target(target)
+        if is_async:
+            raise TypeError(f"an awaiting assignment target reached a synchronous store: {type(target).__name__}")
+        return store
+
+    def target(self, target: ir.Node) -> tuple[Callable, bool]:
+        """The store for an assignment target and whether it is async: a subscript target
+        whose container or index awaits (`d[await key()] = v`) evaluates them, in order, when
+        the value is stored, as CPython does. Names are always synchronous."""
         if isinstance(target, ir.Subscript):
-            container, index = self.expr(target.value)[0], self.expr(target.index)[0]
-            limits = interp.limits
-            return lambda frame, value: _set_item(container(frame), index(frame), value, limits)
-        if isinstance(target, ir.Starred):
-            return self.store(target.value)
-        raise TypeError(f"cannot store into {type(target).__name__}")
+            container, index = self.expr(target.value), self.expr(target.index)
+            limits = self.interp.limits
+            if _sync_or_async([container, index]):
+                async def store_item_async(frame, value):
+                    holder = await _ev(container, frame)
+                    _set_item(holder, await _ev(index, frame), value, limits)
+                return store_item_async, True
+            c, i = container[0], index[0]
+            return (lambda frame, value: _set_item(c(frame), i(frame), value, limits)), False
+        if isinstance(target, (ir.Tuple, ir.List)):
+            parts = [self.target(e) for e in target.elts]
+            star = next((i for i, e in enumerate(target.elts) if isinstance(e, ir.Starred)), None)
+            count = len(parts)
+            if _sync_or_async(parts):
+                async def unpack_async(frame, value):
+                    for (store, is_async), item in zip(parts, _unpack(value, count, star)):
+                        if is_async:
+                            await store(frame, item)
+                        else:
+                            store(frame, item)
+                return unpack_async, True
+            stores = [store for store, _ in parts]
 
-    def _store_unpack(self, target) -> Callable:
-        stores = [self.store(e) for e in target.elts]
-        star = next((i for i, e in enumerate(target.elts) if isinstance(e, ir.Starred)), None)
-        count = len(stores)
-
-        def unpack(frame, value):
-            items = list(_iterate(value))
-            if star is None:
-                if len(items) != count:
-                    raise ScriptError("ValueError", f"expected {count} values to unpack, got {len(items)}")
-                for store, item in zip(stores, items):
+            def unpack(frame, value):
+                for store, item in zip(stores, _unpack(value, count, star)):
                     store(frame, item)
-                return
-            after = count - star - 1
-            if len(items) < count - 1:
-                raise ScriptError("ValueError", f"expected at least {count - 1} values to unpack, got {len(items)}")
-            for i in range(star):
-                stores[i](frame, items[i])
-            stores[star](frame, items[star: len(items) - after])
-            for i in range(after):
-                stores[star + 1 + i](frame, items[len(items) - after + i])
-        return unpack
+            return unpack, False
+        if isinstance(target, ir.Starred):
+            return self.target(target.value)
+        if isinstance(target, ir.Name):
+            return self.store(target), False
+        raise TypeError(f"cannot store into {type(target).__name__}")
 
     # ------------------------------------------------------------ expressions
 
@@ -834,14 +973,14 @@ class Compiler:
 
         def convert(value, conversion, spec_text):
             if conversion == "r":
-                value = sandbox.dwf_repr(value)
+                value = sandbox.dwf_repr(value, limits)
             elif conversion == "s":
-                value = sandbox.display(value)
+                value = sandbox.display(value, limits)
             elif conversion == "a":
-                value = ascii(sandbox.dwf_repr(value))[1:-1]
+                value = ascii(sandbox.dwf_repr(value, limits))[1:-1]
             if spec_text:
                 return sandbox.format_value(value, spec_text, limits)
-            return value if isinstance(value, str) else sandbox.display(value)
+            return value if isinstance(value, str) else sandbox.display(value, limits)
 
         async def run_async(frame):
             out = []
@@ -852,7 +991,9 @@ class Compiler:
                     conversion, spec = extra
                     spec_text = await _ev(spec, frame) if spec else ""
                     out.append(convert(await _ev(code, frame), conversion, spec_text))
-            return sandbox.check_string("".join(out), limits)
+            text = sandbox.check_string("".join(out), limits)
+            sandbox.charge(limits, sandbox.work(text))
+            return text
 
         def run(frame):
             out = []
@@ -862,7 +1003,9 @@ class Compiler:
                 else:
                     conversion, spec = extra
                     out.append(convert(code[0](frame), conversion, spec[0](frame) if spec else ""))
-            return sandbox.check_string("".join(out), limits)
+            text = sandbox.check_string("".join(out), limits)
+            sandbox.charge(limits, sandbox.work(text))
+            return text
         return (run_async, True) if _sync_or_async(codes) else (run, False)
 
     def e_attribute(self, node: ir.Attribute) -> Code:
@@ -882,12 +1025,21 @@ class Compiler:
 
     def e_subscript(self, node: ir.Subscript) -> Code:
         value, index = self.expr(node.value), self.expr(node.index)
+        if isinstance(node.index, ir.Slice):  # a slice copies: charge its length
+            limits = self.interp.limits
+
+            def get(container, key):
+                result = _get_item(container, key)
+                sandbox.charge(limits, sandbox.work(result))
+                return result
+        else:
+            get = _get_item
         if _sync_or_async([value, index]):
             async def run_async(frame):
-                return _get_item(await _ev(value, frame), await _ev(index, frame))
+                return get(await _ev(value, frame), await _ev(index, frame))
             return run_async, True
         v, i = value[0], index[0]
-        return (lambda frame: _get_item(v(frame), i(frame))), False
+        return (lambda frame: get(v(frame), i(frame))), False
 
     def e_slice(self, node: ir.Slice) -> Code:
         parts = [self.expr(p) if p is not None else None for p in (node.lower, node.upper, node.step)]
@@ -908,10 +1060,15 @@ class Compiler:
             return run_async, True
         l, r = left[0], right[0]
         if node.op == "+":
+            max_bits = limits.pow_bits
+
             def add(frame):
                 a, b = l(frame), r(frame)
                 if type(a) is int and type(b) is int:
-                    return a + b
+                    result = a + b
+                    if result.bit_length() > max_bits:
+                        raise sandbox.limit_error("pow_bits", limits)
+                    return result
                 return op(a, b, limits)
             return add, False
         return (lambda frame: op(l(frame), r(frame), limits)), False
@@ -953,19 +1110,20 @@ class Compiler:
         left = self.expr(node.left)
         comparators = [self.expr(c) for c in node.comparators]
         ops = [sandbox.COMPARE[o] for o in node.ops]
+        limits = self.interp.limits
         if _sync_or_async([left] + comparators):
             async def run_async(frame):
                 a = await _ev(left, frame)
                 for op, code in zip(ops, comparators):
                     b = await _ev(code, frame)
-                    if not op(a, b):
+                    if not op(a, b, limits):
                         return False
                     a = b
                 return True
             return run_async, True
         if len(ops) == 1:
             op, l, r = ops[0], left[0], comparators[0][0]
-            return (lambda frame: op(l(frame), r(frame))), False
+            return (lambda frame: op(l(frame), r(frame), limits)), False
         fns = [c[0] for c in comparators]
         l = left[0]
 
@@ -973,7 +1131,7 @@ class Compiler:
             a = l(frame)
             for op, fn in zip(ops, fns):
                 b = fn(frame)
-                if not op(a, b):
+                if not op(a, b, limits):
                     return False
                 a = b
             return True
@@ -1043,10 +1201,12 @@ class Compiler:
                 for code, starred in codes:
                     value = await _ev(code, frame)
                     items.extend(_iterate(value)) if starred else items.append(value)
-                return sandbox.check_items(kind(items), limits)
+                return _made(kind(items), limits)
             return run_async, True
         if not any(starred for _, starred in codes):
             fns = [c[0] for c, _ in codes]
+            if kind is tuple:
+                return (lambda frame: sandbox.check_tuple(tuple([fn(frame) for fn in fns]), limits)), False
             return (lambda frame: kind([fn(frame) for fn in fns])), False
 
         def run(frame):
@@ -1054,7 +1214,7 @@ class Compiler:
             for code, starred in codes:
                 value = code[0](frame)
                 items.extend(_iterate(value)) if starred else items.append(value)
-            return sandbox.check_items(kind(items), limits)
+            return _made(kind(items), limits)
         return run, False
 
     def e_dict(self, node: ir.Dict) -> Code:
@@ -1083,15 +1243,21 @@ class Compiler:
         return (run_async, True) if _sync_or_async(codes) else (run, False)
 
     def e_comprehension(self, node) -> Code:
-        """List, set, dict comprehensions and generator expressions (generators are eager:
-        DWF values are data, and a join consumes its generator at once anyway)."""
+        """List, set, dict comprehensions and generator expressions. A generator expression
+        without `await` is lazy as in CPython (its first iterable is evaluated at once, the rest
+        as it is consumed), so `any(...)` stops early and a join refuses a generator past the
+        fan-out limit without running it further; one that awaits is evaluated eagerly."""
         interp = self.interp
         limits = interp.limits
         clauses = []
         for generator in node.generators:
             comp_id = self.number("comp")
-            clauses.append((comp_id, self.store(generator.target), self.expr(generator.iter),
-                            [self.expr(c) for c in generator.ifs]))
+            store, store_is_async = self.target(generator.target)
+            if store_is_async:  # rare: `for d[await k()] in ...`; run the store from the async path
+                sync_store, async_store = None, store
+            else:
+                sync_store, async_store = store, None
+            clauses.append((comp_id, sync_store, self.expr(generator.iter), [self.expr(c) for c in generator.ifs], async_store))
         if isinstance(node, ir.DictComp):
             key, value = self.expr(node.key), self.expr(node.value)
             element_codes = [key, value]
@@ -1101,11 +1267,35 @@ class Compiler:
         kind = {ir.ListComp: list, ir.SetComp: OrderedSet, ir.GeneratorExp: list, ir.DictComp: dict}[type(node)]
         tracked = any(_has_effects(c) for c in (node.generators, getattr(node, "elt", None), getattr(node, "value", None)) if c is not None)
         all_codes = element_codes + [c[2] for c in clauses] + [i for c in clauses for i in c[3]]
+        all_codes += [(c[4], True) for c in clauses if c[4] is not None]
         limit = limits.steps
         is_async = _sync_or_async(all_codes)
 
         def new_frame(frame):
             return Frame_({}, frame, frame.path, frame.depth, frame.where, is_function=False)
+
+        if not is_async and isinstance(node, ir.GeneratorExp):
+            def run_generator(frame):
+                inner = new_frame(frame)
+
+                def level(i, items):
+                    comp_id, store, _, ifs, _ = clauses[i]
+                    base = inner.path
+                    for index, item in enumerate(items):
+                        interp.steps += 1
+                        if interp.steps > limit:
+                            raise interp.step_limit()
+                        if tracked:
+                            inner.path = base + (f"{comp_id}[{index}]",)
+                        store(inner, item)
+                        if all(cond[0](inner) for cond in ifs):
+                            if i + 1 < len(clauses):
+                                yield from level(i + 1, _iterate(clauses[i + 1][2][0](inner)))
+                            else:
+                                yield element[0](inner)
+                    inner.path = base
+                return DwfIterator(level(0, _iterate(clauses[0][2][0](frame))), "generator")
+            return run_generator, False
 
         if not is_async:
             def run(frame):
@@ -1113,7 +1303,7 @@ class Compiler:
                 out = [] if kind is not dict else {}
 
                 def level(i, source_frame):
-                    comp_id, store, iterable, ifs = clauses[i]
+                    comp_id, store, iterable, ifs, _ = clauses[i]
                     items = _iterate(iterable[0](source_frame if i == 0 else inner))
                     base = inner.path
                     for index, item in enumerate(items):
@@ -1142,7 +1332,7 @@ class Compiler:
             out = [] if kind is not dict else {}
 
             async def level(i, source_frame):
-                comp_id, store, iterable, ifs = clauses[i]
+                comp_id, store, iterable, ifs, async_store = clauses[i]
                 items = _iterate(await _ev(iterable, source_frame if i == 0 else inner))
                 base = inner.path
                 for index, item in enumerate(items):
@@ -1151,7 +1341,10 @@ class Compiler:
                         raise interp.step_limit()
                     if tracked:
                         inner.path = base + (f"{comp_id}[{index}]",)
-                    store(inner, item)
+                    if async_store is not None:
+                        await async_store(inner, item)
+                    else:
+                        store(inner, item)
                     ok = True
                     for cond in ifs:
                         if not await _ev(cond, inner):
@@ -1219,6 +1412,27 @@ class Compiler:
         raise TypeError(f"invalid IR reached the interpreter: {node.what}")
 
 
+def _unpack(value: Any, count: int, star: int | None) -> list:
+    """The values for `count` unpacking targets (the starred one, at `star`, gets a list)."""
+    items = list(_iterate(value))
+    if star is None:
+        if len(items) > count:
+            raise ScriptError("ValueError", f"too many values to unpack (expected {count})")
+        if len(items) < count:
+            raise ScriptError("ValueError", f"not enough values to unpack (expected {count}, got {len(items)})")
+        return items
+    if len(items) < count - 1:
+        raise ScriptError("ValueError", f"not enough values to unpack (expected at least {count - 1}, got {len(items)})")
+    after = len(items) - (count - star - 1)
+    return items[:star] + [items[star:after]] + items[after:]
+
+
+def _made(value: Any, limits: Limits) -> Any:
+    sandbox.check_items(value, limits)
+    sandbox.charge(limits, sandbox.work(value))
+    return sandbox.check_tuple(value, limits) if type(value) is tuple else value
+
+
 def _collect_args(frame, args, keywords):
     positional, named = [], {}
     for code, starred in args:
@@ -1234,8 +1448,14 @@ def _collect_args(frame, args, keywords):
 
 
 def _with_frame(error: DwfError, line: int, column: int, frame: Frame_) -> DwfError:
+    if isinstance(error, FatalError) and not error.frames:
+        error.message += f" at line {line}"  # the innermost script line: fatal errors name it
     error.add_frame(Frame(line, column, frame.where))
     return error
+
+
+def _out_of_memory() -> FatalError:
+    return FatalError("LimitExceeded", "the run ran out of memory")
 
 
 def _convert(error: BaseException) -> ScriptError:
@@ -1246,13 +1466,7 @@ def _convert(error: BaseException) -> ScriptError:
 
 
 def _iterate(value: Any):
-    if isinstance(value, (list, tuple, str, range, OrderedSet, dict)):
-        return value
-    from .builtins import DwfIterator
-
-    if isinstance(value, DwfIterator):
-        return value
-    raise ScriptError("TypeError", f"'{type_name(value)}' object is not iterable")
+    return sandbox.iterable(value)
 
 
 def _mapping(value: Any) -> dict:
@@ -1263,8 +1477,7 @@ def _mapping(value: Any) -> dict:
 
 def _get_item(container: Any, index: Any) -> Any:
     if isinstance(container, (list, tuple, str, dict, range)):
-        result = container[index]
-        return list(result) if isinstance(result, range) else result
+        return container[index]
     raise ScriptError("TypeError", f"'{type_name(container)}' object is not subscriptable")
 
 
@@ -1272,8 +1485,12 @@ def _set_item(container: Any, index: Any, value: Any, limits: Limits) -> None:
     if isinstance(container, ReadOnlyMapping):
         raise ScriptError("TypeError", "`args` is read-only")
     if isinstance(container, (list, dict)):
+        if type(index) is slice:
+            if not isinstance(container, list):
+                raise ScriptError("TypeError", "unhashable type: 'slice'")
+            value = _bounded_list(value, limits)  # slice assignment can grow a list
         container[index] = value
-        if isinstance(container, dict) and len(container) > limits.items:
+        if len(container) > limits.items:
             raise sandbox.limit_error("items", limits)
         return
     raise ScriptError("TypeError", f"'{type_name(container)}' object does not support item assignment")

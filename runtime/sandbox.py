@@ -7,10 +7,20 @@ Operators that could allocate without bound (repetition, concatenation, `**`, `<
 and replacement methods, f-string widths) are checked *before* they run against the run's
 `Limits`, and a Python exception raised by an allowed operation becomes the matching DWF
 exception value (`to_script_error`).
+
+Work. One interpreter step is one statement, loop iteration or call; an operation whose cost
+grows with its data also charges steps for it (`charge`): one per `CHARS_PER_STEP` characters
+or `ITEMS_PER_STEP` container items that C code copies, compares, hashes or scans (`work`),
+and one per item that Python code in the runtime visits (`repr`, JSON conversion, lazy
+iterators). So the step limit bounds a run's time even when every step works on a value at the
+size limit (`while True: text.upper()` on a 16 MiB string). Charging needs the run's counter:
+the interpreter hands these functions a `RunLimits` (the run's `Limits` plus that counter);
+given plain `Limits`, nothing is charged.
 """
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from typing import Any
@@ -21,18 +31,36 @@ from dwf.grammar import facade as F
 from .errors import FatalError, ScriptError
 from .limits import Limits
 from .records import Record
-from .values import (ActorHandle, BoundMethod, BuiltinFunction, ExceptionType, Facade, LazyAwaitable, Module,
-                     OrderedSet, ReadOnlyMapping, ScriptFunction, type_name)
+from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable,
+                     MatchValue, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, type_name)
 
 PYTHON_TO_DWF = {
     ZeroDivisionError: "ZeroDivisionError", KeyError: "KeyError", IndexError: "IndexError",
     TypeError: "TypeError", ValueError: "ValueError", OverflowError: "ValueError",
     UnicodeError: "ValueError", AttributeError: "TypeError",
 }
+# The values a script can iterate (`for`, unpacking, `*args`, `list(...)`, `l += ...`).
+ITERABLES = (list, tuple, str, dict, OrderedSet, range, DwfIterator)
 _METHOD_TYPES = {str: "str", list: "list", dict: "dict", ReadOnlyMapping: "dict", tuple: "tuple", int: "int",
                  float: "float", OrderedSet: "set"}
 _ALLOWED = {kind: frozenset(names) for kind, names in B.METHODS.items()}
 _READONLY_REFUSED = frozenset({"clear", "pop", "popitem", "setdefault", "update"})
+
+
+# Python's messages name the interpreter's classes ("unsupported operand type(s) for +: 'int'
+# and 'ScriptFunction'"); scripts see DWF's type names instead, and never an address.
+_INTERNAL_NAMES = {
+    "ScriptFunction": "function", "LazyAwaitable": "awaitable", "ActorHandle": "Agent", "BuiltinFunction": "builtin_function",
+    "BoundMethod": "builtin_function", "OrderedSet": "set", "ExceptionType": "type", "Facade": "facade", "Module": "module",
+    "DwfIterator": "iterator", "MatchValue": "re.Match", "Record": "record", "ReadOnlyMapping": "dict", "ScriptError": "Exception",
+}
+_INTERNAL_NAME = re.compile(r"'(" + "|".join(_INTERNAL_NAMES) + r")'")
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def python_message(error: BaseException) -> str:
+    text = _INTERNAL_NAME.sub(lambda m: f"'{_INTERNAL_NAMES[m.group(1)]}'", str(error))
+    return _ADDRESS.sub("", text)
 
 
 def to_script_error(error: BaseException) -> ScriptError | None:
@@ -41,9 +69,27 @@ def to_script_error(error: BaseException) -> ScriptError | None:
         return error
     for python_type, name in PYTHON_TO_DWF.items():
         if isinstance(error, python_type):
-            message = str(error) if not isinstance(error, KeyError) else repr(error.args[0]) if error.args else ""
-            return ScriptError(name, message)
+            if isinstance(error, KeyError) and len(error.args) == 1:
+                # CPython's KeyError shows the key's repr; the key itself stays the exception's arg.
+                return ScriptError(name, dwf_repr(error.args[0]), args=(error.args[0],))
+            return ScriptError(name, python_message(error))
     return None
+
+
+def exception_message(type_name: str, args: tuple) -> str:
+    """`str(e)` of an exception built with `args`, as CPython shows it."""
+    if not args:
+        return ""
+    if len(args) == 1:
+        return dwf_repr(args[0]) if type_name == "KeyError" else display(args[0])
+    return dwf_repr(tuple(args))
+
+
+def iterable(value: Any) -> Any:
+    """`value` if a script may iterate it, else the TypeError CPython raises."""
+    if isinstance(value, ITERABLES):
+        return value
+    raise ScriptError("TypeError", f"'{type_name(value)}' object is not iterable")
 
 
 def misuse(message: str) -> FatalError:
@@ -89,23 +135,44 @@ def get_attribute(value: Any, attr: str) -> Any:
     raise misuse(f"`{type_name(value)}` has no allowed attribute `{attr}`")
 
 
-class MatchValue:
-    """A regular-expression match, exposing only group/groups/groupdict/start/end/span."""
+# ---------------------------------------------------------------- work
 
-    __slots__ = ("_match",)
+CHARS_PER_STEP = 256  # characters of a string that C code handles in about one step's time
+ITEMS_PER_STEP = 16  # container items (copied, hashed or compared) per step
 
-    def __init__(self, match: re.Match):
-        self._match = match
 
-    def group(self, *groups): return self._match.group(*groups)
-    def groups(self, default=None): return self._match.groups(default)
-    def groupdict(self, default=None): return self._match.groupdict(default)
-    def start(self, group=0): return self._match.start(group)
-    def end(self, group=0): return self._match.end(group)
-    def span(self, group=0): return self._match.span(group)
+class RunLimits:
+    """One run's limits (the fields of `Limits`, read as attributes) and the step counter that
+    `charge` adds to: `counter` is the interpreter, whose `steps` the statements count."""
 
-    def __repr__(self) -> str:
-        return f"<match {self._match.group(0)!r}>"
+    __slots__ = (*Limits.NAMES, "counter")
+
+    def __init__(self, limits: Limits, counter: Any):
+        for name in Limits.NAMES:
+            setattr(self, name, getattr(limits, name))
+        self.counter = counter
+
+
+def charge(limits: Limits | RunLimits, steps: int) -> None:
+    """Count `steps` more steps of work against the step limit."""
+    if steps > 0 and type(limits) is RunLimits:
+        counter = limits.counter
+        counter.steps += steps
+        if counter.steps > limits.steps:
+            raise limit_error("steps", limits)
+
+
+_CONTAINERS = (list, tuple, dict, OrderedSet, ReadOnlyMapping, range)
+
+
+def work(value: Any) -> int:
+    """The steps an operation that reads all of `value` costs (0 for scalars)."""
+    kind = type(value)
+    if kind is str:
+        return len(value) // CHARS_PER_STEP
+    if kind in _CONTAINERS:
+        return len(value) // ITEMS_PER_STEP
+    return 0
 
 
 # ---------------------------------------------------------------- sizes
@@ -125,6 +192,42 @@ def check_items(value: Any, limits: Limits) -> Any:
     return value
 
 
+def check_tuple(value: tuple, limits: Limits) -> tuple:
+    """Nested tuples stay hashable in bounded time and C stack. CPython hashes and compares a
+    tuple by recursing through its tuple items in C, with no depth guard for hashing, and a
+    tuple that holds one tuple twice at every level (`t = (t, t)` 64 times) is tiny in memory
+    but has 2**64 paths. So a tuple may nest at most `Limits.recursion` deep and count at most
+    `Limits.items` items through all its paths. Only tuples with tuple items are walked, each
+    distinct tuple once."""
+    if not any(type(item) is tuple for item in value):
+        return value
+    measured: dict[int, tuple[int, int]] = {}  # id -> (items through all paths, height)
+
+    def measure(node: tuple) -> tuple[int, int]:
+        known = measured.get(id(node))
+        if known is not None:
+            return known
+        size, height = len(node), 1
+        for item in node:
+            if type(item) is tuple:
+                inner_size, inner_height = measure(item)
+                size += inner_size
+                height = max(height, inner_height + 1)
+                if size > limits.items:
+                    raise FatalError("LimitExceeded", f"the {Limits.NAMES['items']} ({limits.items:,}) was exceeded by "
+                                     "the items of nested tuples")
+        measured[id(node)] = (size, height)
+        return size, height
+
+    # Every tuple was checked when it was made, so the recursion is at most one level deeper
+    # than the limit allows before the height check below refuses it.
+    _, height = measure(value)
+    if height > limits.recursion:
+        raise FatalError("LimitExceeded", f"the {Limits.NAMES['recursion']} ({limits.recursion:,}) was exceeded by tuples "
+                         f"nested more than {limits.recursion:,} deep")
+    return value
+
+
 def limit_error(name: str, limits: Limits) -> FatalError:
     amount = getattr(limits, name)
     shown = f"{amount:,}" if isinstance(amount, int) else f"{amount}"
@@ -140,29 +243,46 @@ def check_value(value: Any, limits: Limits) -> Any:
     return value
 
 
-def _size(value: Any) -> int:
-    return len(value) if isinstance(value, (str, list, tuple)) else 0
-
-
 # ---------------------------------------------------------------- operators
 
 
+def check_int(value: Any, limits: Limits) -> Any:
+    """Integers that arithmetic produces stay within `Limits.pow_bits` bits (LANGUAGE §4): `**`,
+    `*`, `<<` are checked before they compute, `+`/`-` after (they add at most one bit)."""
+    if type(value) is int and value.bit_length() > limits.pow_bits:
+        raise limit_error("pow_bits", limits)
+    return value
+
+
 def _pow(a: Any, b: Any, limits: Limits) -> Any:
-    if type(a) is int and type(b) is int and b > 0:
-        bits = max(1, abs(a).bit_length()) * b if abs(a) > 1 else 1
-        if bits > limits.pow_bits:
+    if type(a) in (int, bool) and type(b) in (int, bool) and b > 0 and abs(a) > 1:
+        # |a| ** b has about b * log2|a| bits: refuse before computing anything much bigger.
+        if b * math.log2(abs(a)) > limits.pow_bits + 1:
             raise limit_error("pow_bits", limits)
-    return a ** b
+        return check_int(a ** b, limits)
+    result = a ** b
+    if type(result) is complex:  # DWF has no complex numbers: (-8) ** 0.5 is a domain error
+        raise ScriptError("ValueError", "math domain error")
+    return result
 
 
 def _mul(a: Any, b: Any, limits: Limits) -> Any:
     if isinstance(a, (str, list, tuple)) and isinstance(b, int) and not isinstance(b, bool):
         _check_repeat(a, b, limits)
+        charge(limits, _repeat_work(a, b))
     elif isinstance(b, (str, list, tuple)) and isinstance(a, int) and not isinstance(a, bool):
         _check_repeat(b, a, limits)
-    elif type(a) is int and type(b) is int and a.bit_length() + b.bit_length() > limits.pow_bits:
-        raise limit_error("pow_bits", limits)
+        charge(limits, _repeat_work(b, a))
+    elif type(a) is int and type(b) is int:
+        if a.bit_length() + b.bit_length() > limits.pow_bits + 1:
+            raise limit_error("pow_bits", limits)
+        return check_int(a * b, limits)
     return a * b
+
+
+def _repeat_work(sequence, count: int) -> int:
+    size = len(sequence) * max(count, 0)
+    return size // (CHARS_PER_STEP if isinstance(sequence, str) else ITEMS_PER_STEP)
 
 
 def _check_repeat(sequence, count: int, limits: Limits) -> None:
@@ -177,19 +297,43 @@ def _check_repeat(sequence, count: int, limits: Limits) -> None:
 
 def _add(a: Any, b: Any, limits: Limits) -> Any:
     if type(a) is int and type(b) is int:
-        return a + b
+        return check_int(a + b, limits)
+    if isinstance(a, (list, tuple)) and type(b) is type(a) and len(a) + len(b) > limits.items:
+        raise limit_error("items", limits)
     result = a + b
+    charge(limits, work(result))
     if isinstance(result, str):
         return check_string(result, limits)
-    if isinstance(result, (list, tuple)):
-        return check_items(result, limits)
     return result
 
 
+def _sub(a: Any, b: Any, limits: Limits) -> Any:
+    if type(a) is int and type(b) is int:
+        return check_int(a - b, limits)
+    return a - b
+
+
 def _lshift(a: Any, b: Any, limits: Limits) -> Any:
-    if type(a) is int and type(b) is int and b > 0 and a.bit_length() + b > limits.pow_bits:
+    if type(a) in (int, bool) and type(b) in (int, bool) and a and b > 0 and abs(a).bit_length() + b > limits.pow_bits:
         raise limit_error("pow_bits", limits)
     return a << b
+
+
+def _union(fn):
+    """`|` and `^` of sets and dicts can make a container larger than either operand."""
+    def apply(a, b, limits):
+        charge(limits, work(a) + work(b))
+        return check_value(fn(a, b), limits)
+    return apply
+
+
+def _sized(fn):
+    """`&` and `-` of sets read both operands."""
+    def apply(a, b, limits):
+        if type(a) is OrderedSet:
+            charge(limits, work(a) + work(b))
+        return fn(a, b, limits) if fn is _sub else fn(a, b)
+    return apply
 
 
 def _mod(a: Any, b: Any, limits: Limits) -> Any:
@@ -207,23 +351,78 @@ def _plain(fn):
 
 
 BINARY = {
-    "+": _add, "-": _plain(operator.sub), "*": _mul, "/": _truediv, "//": _plain(operator.floordiv),
-    "%": _mod, "**": _pow, "<<": _lshift, ">>": _plain(operator.rshift), "&": _plain(operator.and_),
-    "|": _plain(operator.or_), "^": _plain(operator.xor),
+    "+": _add, "*": _mul, "/": _truediv, "//": _plain(operator.floordiv),
+    "%": _mod, "**": _pow, "<<": _lshift, ">>": _plain(operator.rshift), "&": _sized(operator.and_),
+    "|": _union(operator.or_), "^": _union(operator.xor), "-": _sized(_sub),
 }
+
+
+# Augmented assignment mutates lists, dicts and sets in place, so aliases see the change as in
+# CPython (`b = a; a += [1]` changes `b`); every other operand gets the plain operator.
+def _iadd(a, b, limits):
+    if type(a) is not list:
+        return _add(a, b, limits)
+    iterable(b)
+    if hasattr(b, "__len__") and len(a) + len(b) > limits.items:
+        raise limit_error("items", limits)
+    a.extend(b)
+    charge(limits, work(b))
+    return check_items(a, limits)
+
+
+def _imul(a, b, limits):
+    if type(a) is not list or type(b) is not int:
+        return _mul(a, b, limits)
+    _check_repeat(a, b, limits)
+    a *= b
+    charge(limits, work(a))
+    return a
+
+
+def _inplace(python, name):
+    def apply(a, b, limits):
+        if isinstance(a, ReadOnlyMapping):
+            raise ScriptError("TypeError", "`args` is read-only")
+        if type(a) is OrderedSet or (type(a) is dict and name == "|"):
+            charge(limits, work(b))
+            return check_value(python(a, b), limits)
+        return BINARY[name](a, b, limits)
+    return apply
+
+
+INPLACE = {**BINARY, "+": _iadd, "*": _imul, "|": _inplace(operator.ior, "|"), "&": _inplace(operator.iand, "&"),
+           "-": _inplace(operator.isub, "-"), "^": _inplace(operator.ixor, "^")}
 UNARY = {"-": operator.neg, "+": operator.pos, "not": operator.not_, "~": operator.invert}
 
 
 def _in(a, b):
-    if isinstance(b, (ScriptFunction, LazyAwaitable, ActorHandle, BuiltinFunction, Module, Facade)):
-        raise TypeError(f"argument of type '{type_name(b)}' is not iterable")
+    if not isinstance(b, ITERABLES):
+        raise ScriptError("TypeError", f"argument of type '{type_name(b)}' is not iterable")
     return a in b
 
 
+def _compared(fn):
+    """Comparing containers or strings reads them (up to the shorter one, charged as both)."""
+    def compare(a, b, limits):
+        if type(a) in _SIZED or type(b) in _SIZED:
+            charge(limits, work(a) + work(b))
+        return fn(a, b)
+    return compare
+
+
+def _contains(a, b, limits):
+    if type(b) in (list, tuple, str):  # a linear scan (dict, set and range are not)
+        charge(limits, work(b))
+    return _in(a, b)
+
+
+_SIZED = frozenset({str, list, tuple, dict, OrderedSet, ReadOnlyMapping})
+# Each takes (left, right, limits) like BINARY.
 COMPARE = {
-    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
-    ">=": operator.ge, "in": _in, "not in": lambda a, b: not _in(a, b), "is": operator.is_,
-    "is not": operator.is_not,
+    "==": _compared(operator.eq), "!=": _compared(operator.ne), "<": _compared(operator.lt),
+    "<=": _compared(operator.le), ">": _compared(operator.gt), ">=": _compared(operator.ge),
+    "in": _contains, "not in": lambda a, b, limits: not _contains(a, b, limits),
+    "is": lambda a, b, limits: a is b, "is not": lambda a, b, limits: a is not b,
 }
 
 FORMAT_NUMBER = re.compile(r"\d+")
@@ -237,64 +436,145 @@ def format_value(value: Any, spec: str, limits: Limits) -> str:
     if not isinstance(value, (str, int, float, bool)) and value is not None:
         if spec:
             raise ScriptError("TypeError", f"format spec {spec!r} cannot be applied to {type_name(value)}")
-        return display(value)
-    return check_string(format(value, spec), limits)
+        return display(value, limits)
+    text = check_string(format(value, spec), limits)
+    charge(limits, work(text))
+    return text
 
 
-def display(value: Any) -> str:
+_DEFAULT_LIMITS = Limits()
+
+
+def display(value: Any, limits: Limits | None = None) -> str:
     """`str(value)` as a script sees it."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
         return value
+    if kind is int or kind is float or kind is bool or value is None:
+        return repr(value)
     if isinstance(value, ScriptError):
         return value.message
-    return dwf_repr(value)
+    return dwf_repr(value, limits)
 
 
-def dwf_repr(value: Any) -> str:
-    """`repr(value)`: Python's form for plain data, DWF's for everything else; never an address."""
+def dwf_repr(value: Any, limits: Limits | None = None) -> str:
+    """`repr(value)`: Python's form for plain data, DWF's for everything else; never an address.
+    A container that contains itself shows `[...]` / `{...}` as in CPython. The text is built
+    piece by piece within the string size limit (a list holding one big string a million times
+    is refused, not rendered)."""
+    kind = type(value)
+    if kind is int or kind is float or kind is bool or value is None:
+        return repr(value)  # the common case, and small (ints stay within the bit limit)
+    limits = limits or _DEFAULT_LIMITS
+    out: list[str] = []
+    budget = [limits.string_bytes]
+    _repr_into(value, out, set(), budget, limits)
+    text = "".join(out)
+    charge(limits, len(out) // 2 + work(text))  # about two pieces per value visited, in Python
+    return text
+
+
+def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -> None:
+    def put(text: str) -> None:
+        budget[0] -= len(text)
+        if budget[0] < 0:
+            raise limit_error("string_bytes", limits)
+        out.append(text)
+
     if isinstance(value, (str, int, float, bool)) or value is None:
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(dwf_repr(v) for v in value) + "]"
-    if isinstance(value, tuple):
-        inner = ", ".join(dwf_repr(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{dwf_repr(k)}: {dwf_repr(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, OrderedSet):
-        return "{" + ", ".join(dwf_repr(v) for v in value) + "}" if len(value) else "set()"
-    if isinstance(value, ScriptError):
-        return f"{value.type_name}({dwf_repr(value.message)})"
-    if isinstance(value, (Record, ScriptFunction, LazyAwaitable, ActorHandle, Module, BuiltinFunction,
-                          BoundMethod, ExceptionType, Facade, MatchValue)):
-        return repr(value)
-    return f"<{type_name(value)}>"
+        put(repr(value))
+    elif isinstance(value, (list, tuple, dict, OrderedSet)):
+        if id(value) in seen:
+            put("[...]" if isinstance(value, list) else "(...)" if isinstance(value, tuple) else "{...}")
+            return
+        if isinstance(value, OrderedSet) and not value:
+            put("set()")
+            return
+        seen.add(id(value))
+        opening, closing = {list: "[]", tuple: "()", dict: "{}"}.get(type(value), "{}")
+        put(opening)
+        for index, item in enumerate(value.items() if isinstance(value, dict) else value):
+            if index:
+                put(", ")
+            if isinstance(value, dict):
+                _repr_into(item[0], out, seen, budget, limits)
+                put(": ")
+                item = item[1]
+            _repr_into(item, out, seen, budget, limits)
+        if isinstance(value, tuple) and len(value) == 1:
+            put(",")
+        put(closing)
+        seen.discard(id(value))
+    elif isinstance(value, range):
+        put(f"range({value.start}, {value.stop})" if value.step == 1 else f"range({value.start}, {value.stop}, {value.step})")
+    elif isinstance(value, ScriptError):
+        put(f"{value.type_name}(")
+        for index, arg in enumerate(value.args_value):
+            put(", " if index else "")
+            _repr_into(arg, out, seen, budget, limits)
+        put(")")
+    elif isinstance(value, Record):
+        put(f"{value.type_name}(")
+        for index, (name, field) in enumerate(value.fields.items()):
+            put(f"{', ' if index else ''}{name}=")
+            _repr_into(field, out, seen, budget, limits)
+        put(")")
+    elif isinstance(value, (ScriptFunction, LazyAwaitable, ActorHandle, Module, BuiltinFunction, BoundMethod,
+                            ExceptionType, Facade, MatchValue, DwfIterator)):
+        put(repr(value))
+    else:
+        put(f"<{type_name(value)}>")
 
 
 # ---------------------------------------------------------------- JSON
 
 
-def to_json(value: Any, what: str = "value", depth: int = 0) -> Any:
-    """Convert a script value to JSON data (records to objects, tuples to lists), or raise."""
+def to_json(value: Any, what: str = "value", limits: Limits | None = None) -> Any:
+    """Convert a script value to JSON data (records to objects, tuples to lists), or raise. The
+    JSON text it stands for must fit the string size limit (a list that repeats one big string
+    a million times is tiny in memory and enormous as JSON)."""
+    limits = limits or _DEFAULT_LIMITS
+    budget = [limits.string_bytes]
+    nodes = [0]
+    data = _to_json(value, what, 0, budget, nodes)
+    charge(limits, nodes[0] + (limits.string_bytes - budget[0]) // CHARS_PER_STEP)
+    if budget[0] < 0:
+        raise FatalError("LimitExceeded", f"the {what} is larger than the {Limits.NAMES['string_bytes']} "
+                         f"({limits.string_bytes:,}) as JSON")
+    return data
+
+
+def _to_json(value: Any, what: str, depth: int, budget: list, nodes: list) -> Any:
+    nodes[0] += 1
     if depth > 200:
         raise ScriptError("ValueError", f"the {what} is nested too deeply to be JSON")
-    if value is None or isinstance(value, (bool, int, str)):
+    if budget[0] < 0:
+        return None  # already too big: stop converting, the caller raises
+    if isinstance(value, str):
+        budget[0] -= len(value) + 2
+        return value
+    if value is None or isinstance(value, (bool, int)):
+        budget[0] -= 5 if not isinstance(value, int) or isinstance(value, bool) else value.bit_length() // 3 + 2
         return value
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise ScriptError("ValueError", f"the {what} contains a non-finite float ({value}), which is not JSON")
+        budget[0] -= 24
         return value
     if isinstance(value, (list, tuple)):
-        return [to_json(v, what, depth + 1) for v in value]
+        budget[0] -= 2 + 2 * len(value)
+        return [_to_json(v, what, depth + 1, budget, nodes) for v in value]
     if isinstance(value, dict):
+        budget[0] -= 2 + 4 * len(value)
         out = {}
         for key, item in value.items():
             if not isinstance(key, str):
                 raise ScriptError("TypeError", f"the {what} has a non-string dict key {dwf_repr(key)}; JSON keys are strings")
-            out[key] = to_json(item, what, depth + 1)
+            budget[0] -= len(key)
+            out[key] = _to_json(item, what, depth + 1, budget, nodes)
         return out
     if isinstance(value, Record):
-        return to_json(value.to_json(), what, depth + 1)
+        return _to_json(value.to_json(), what, depth + 1, budget, nodes)
     raise ScriptError("TypeError", f"the {what} contains {type_name(value)} ({dwf_repr(value)}), which is not JSON data")
 
 

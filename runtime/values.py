@@ -54,6 +54,20 @@ class OrderedSet:
     def __ge__(self, other): return _as_set(other) <= self
     def __gt__(self, other): return _as_set(other) < self
 
+    # In-place operators mutate the set, so every alias sees the change (as in CPython).
+    def __ior__(self, other):
+        self._items.update(dict.fromkeys(_as_set(other)))
+        return self
+    def __iand__(self, other):
+        self._items = (self & other)._items
+        return self
+    def __isub__(self, other):
+        self._items = (self - other)._items
+        return self
+    def __ixor__(self, other):
+        self._items = (self ^ other)._items
+        return self
+
     # Methods exposed to scripts (grammar/builtins.py SET_METHODS).
     def add(self, item) -> None: self._items[item] = None
     def clear(self) -> None: self._items.clear()
@@ -95,6 +109,65 @@ def _as_set(value) -> OrderedSet:
     raise TypeError(f"unsupported operand: set and {type_name(value)}")
 
 
+class DwfIterator:
+    """A lazy iterator value (the results of map, filter, zip, enumerate, reversed). Scripts can
+    only iterate it; its name is the Python type name it stands for (`map`, `zip`, ...)."""
+
+    __slots__ = ("_it", "name")
+
+    def __init__(self, it, name: str):
+        self._it, self.name = iter(it), name
+
+    def __iter__(self):
+        return self._it
+
+    def __next__(self):
+        return next(self._it)
+
+    def __repr__(self) -> str:
+        return f"<{self.name} object>"
+
+
+class MatchValue:
+    """A regular-expression match as plain data (the subject string, the span of every group and
+    the group names), exposing only group/groups/groupdict/start/end/span like `re.Match`."""
+
+    __slots__ = ("_string", "_spans", "_names")
+
+    def __init__(self, string: str, spans: list, names: dict):
+        self._string, self._spans, self._names = string, [tuple(s) for s in spans], dict(names)
+
+    def _index(self, group) -> int:
+        if isinstance(group, str) and group in self._names:
+            return self._names[group]
+        if isinstance(group, int) and not isinstance(group, bool) and 0 <= group < len(self._spans):
+            return group
+        raise IndexError("no such group")
+
+    def _text(self, index: int, default=None):
+        start, end = self._spans[index]
+        return default if start < 0 else self._string[start:end]
+
+    def group(self, *groups):
+        if len(groups) <= 1:
+            return self._text(self._index(groups[0] if groups else 0))
+        return tuple(self._text(self._index(g)) for g in groups)
+
+    def groups(self, default=None):
+        return tuple(self._text(i, default) for i in range(1, len(self._spans)))
+
+    def groupdict(self, default=None):
+        return {name: self._text(index, default) for name, index in self._names.items()}
+
+    def start(self, group=0): return self._spans[self._index(group)][0]
+    def end(self, group=0): return self._spans[self._index(group)][1]
+    def span(self, group=0): return self._spans[self._index(group)]
+
+    def __repr__(self) -> str:
+        start, end = self._spans[0]
+        return f"<re.Match object; span=({start}, {end}), match={self._string[start:end]!r}>"
+
+
 class ScriptFunction:
     """A `def`, `async def` or `lambda` of the script, with its defining environment."""
 
@@ -110,8 +183,11 @@ class ScriptFunction:
 class LazyAwaitable:
     """An effect or coroutine that starts only when awaited or handed to a join (LANGUAGE §4).
 
-    `start` builds the coroutine; the first await runs it and later awaits share its outcome,
-    so handing one awaitable to two joins never repeats its effect.
+    `start` builds the coroutine; the first await runs it and later awaits (concurrent ones
+    included) share its outcome, so handing one awaitable to two joins never repeats its
+    effect. If the first await is cancelled (a strict join failed, the run is stopping), the
+    cancellation stays with that awaiter: the awaitable's outcome becomes a catchable
+    `WorkflowError`, never a cancellation re-raised in an unrelated await.
     """
 
     __slots__ = ("start", "description", "_outcome", "_running")
@@ -123,23 +199,24 @@ class LazyAwaitable:
         self._running = None
 
     async def wait(self) -> Any:
-        if self._outcome is None:
-            if self._running is not None:
-                return await self._running.wait()
-            import anyio
+        import anyio
 
-            self._running = anyio.Event()
-            running = self._running
+        while self._outcome is None:
+            if self._running is not None:
+                await self._running.wait()  # another awaiter runs it: share its outcome
+                continue
+            running = self._running = anyio.Event()
             try:
-                value = await self.start()
+                self._outcome = (True, await self.start())
+            except anyio.get_cancelled_exc_class():
+                from .errors import ScriptError
+
+                self._outcome = (False, ScriptError("WorkflowError", f"{self.description} was cancelled before it finished"))
+                raise
             except BaseException as error:
                 self._outcome = (False, error)
-                raise
-            else:
-                self._outcome = (True, value)
             finally:
                 running.set()
-            return value
         ok, value = self._outcome
         if ok:
             return value
@@ -234,7 +311,7 @@ class ReadOnlyMapping(dict):
     def _refuse(self, *args, **kwargs):
         raise TypeError("`args` is read-only")
 
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
 
 
 def type_name(value: Any) -> str:
@@ -260,5 +337,11 @@ def type_name(value: Any) -> str:
         return value.type_name
     if isinstance(value, (BuiltinFunction, BoundMethod)):
         return "builtin_function"
+    if isinstance(value, DwfIterator):
+        return value.name
+    if isinstance(value, MatchValue):
+        return "re.Match"
+    if isinstance(value, ExceptionType):
+        return "type"
     return {int: "int", float: "float", str: "str", list: "list", tuple: "tuple", dict: "dict",
-            ReadOnlyMapping: "dict"}.get(type(value), type(value).__name__)
+            ReadOnlyMapping: "dict", range: "range", Facade: "facade", Module: "module"}.get(type(value), "object")

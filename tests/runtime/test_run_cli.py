@@ -207,8 +207,8 @@ def test_text_mode_prints_lines_on_stderr_and_the_value_on_stdout(workspace):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["greeting"] == "Hello!"
     err = done.stderr
-    assert "Workflow: greeting" in err and "1. Greet" in err  # the plan summary
-    assert "Commands: none" in err and "who = \"world\"" in err
+    assert "Plan: greeting" in err and "1. Greet" in err  # the plan summary
+    assert "This script runs no commands." in err and "who" in err and '"world"' in err
     assert "started: greeting" in err
     assert "phase: Greet" in err
     assert "log: note says: remember the milk" in err
@@ -319,7 +319,7 @@ def test_approval_is_refused_without_yes_and_without_a_terminal(workspace):
     assert done.returncode == 2
     assert done.stdout == ""
     assert "standard input is not a terminal" in done.stderr and "--yes" in done.stderr
-    assert "Workflow: greeting" in done.stderr  # the plan it would have asked about
+    assert "Plan: greeting" in done.stderr  # the plan it would have asked about
     assert not (workspace / ".dwf").exists()  # nothing ran
 
 
@@ -374,7 +374,7 @@ def test_interactive_approval(inproc, monkeypatch, answer, code):
     monkeypatch.setattr(sys, "stdin", FakeTerminal(answer))
     done = inproc("run", "greeting.dwf.py", "--agent", "scripted:greeting.fixture.json", "--progress", "json")
     assert done.returncode == code
-    assert "Workflow: greeting" in done.stderr and "Run this workflow? [y/N]" in done.stderr
+    assert "Plan: greeting" in done.stderr and "Run this workflow? [y/N]" in done.stderr
     if code == 0:
         assert json.loads(done.stdout)["status"] == "completed"
     else:

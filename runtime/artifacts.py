@@ -58,6 +58,7 @@ ID_LIMIT = 32  # ids per run (content and dashboards together)
 TITLE_LIMIT = 120  # characters
 DESCRIPTION_LIMIT = 500  # characters
 MANIFEST_NAME = "manifest.json"
+REPORTS_NAME = "reports.jsonl"
 MANIFEST_FORMAT = 1
 
 ARTIFACT_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -148,6 +149,26 @@ class ArtifactStore:
             manifest["artifacts"][id] = {"kind": kind, "primary": False, "title": None, "description": None,
                                          "spec": json.loads(text)}
             self._save(run_id, manifest)
+
+    def append_report(self, run_id: str, site: str, key: str, item: Any, artifact: str | None) -> None:
+        """Append one reported item to the run's `reports.jsonl` (flushed and synced, so a killed
+        process keeps every report it delivered); `artifact` names the dashboard it feeds."""
+        line = json.dumps({"site": site, "key": key, "artifact": artifact, "item": item},
+                          ensure_ascii=False, allow_nan=False)
+        with self._lock:
+            directory = self.run_dir(run_id)
+            directory.mkdir(parents=True, exist_ok=True)
+            with open(directory / REPORTS_NAME, "a", encoding="utf-8") as handle:
+                handle.write(line + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    def reports(self, run_id: str) -> list[dict]:
+        """Every report appended for the run, in delivery order."""
+        path = self.run_dir(run_id) / REPORTS_NAME
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
     def list(self, run_id: str) -> dict:
         """The run's manifest (an empty one when nothing was published); a fresh copy each call."""

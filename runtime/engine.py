@@ -472,6 +472,8 @@ class Run:
         self.journal.put_node(NodeRow(self.id, site, key, "report", None, input_hash(item), item, "completed",
                                       result={"item": item, "artifact": artifact}))
         self.reports.append(item)
+        if self.request.artifacts is not None:
+            self.request.artifacts.append_report(self.id, site, key, item, artifact)
         self.events.emit("report", site=site, key=key, item=item, artifact=artifact, phase=self.phase)
 
     async def publish_artifact(self, site: str, key: str, kind: str, values: dict) -> Any:

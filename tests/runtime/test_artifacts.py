@@ -257,3 +257,16 @@ def test_list_of_an_unknown_run_and_bad_run_ids(store):
     for bad in ("", "..", "../x", "a/b", ".hidden"):
         with pytest.raises(ValueError):
             store.list(bad)
+
+
+def test_reports_are_appended_under_the_state_dir(tmp_path):
+    store = ArtifactStore(tmp_path)
+    store.append_report("dwfrun-1", "report#1", "report#1/for#1[0]", {"path": "a.py"}, "findings")
+    store.append_report("dwfrun-1", "report#1", "report#1/for#1[1]", {"path": "b.py"}, None)
+    lines = (tmp_path / ".dwf" / "artifacts" / "dwfrun-1" / "reports.jsonl").read_text().splitlines()
+    assert len(lines) == 2
+    assert store.reports("dwfrun-1") == [
+        {"site": "report#1", "key": "report#1/for#1[0]", "artifact": "findings", "item": {"path": "a.py"}},
+        {"site": "report#1", "key": "report#1/for#1[1]", "artifact": None, "item": {"path": "b.py"}},
+    ]
+    assert store.reports("dwfrun-2") == []

@@ -350,6 +350,11 @@ def _quality_dashboard(value, result, workspace):
     assert value["report"] == {"id": "quality-report", "version": 1}
     stored = list((workspace / ".dwf" / "artifacts" / result["run_id"]).glob("quality-report@v1*"))
     assert stored and stored[0].read_text().startswith("# Code quality report")
+    # Every report is also stored under .dwf/, routed to its dashboard.
+    lines = (workspace / ".dwf" / "artifacts" / result["run_id"] / "reports.jsonl").read_text().splitlines()
+    delivered = [json.loads(line) for line in lines]
+    assert [d["item"] for d in delivered] == result["reports"]
+    assert {d["artifact"] for d in delivered} == {"findings", "health"}
 
 
 def _release_notes(value, result, workspace):

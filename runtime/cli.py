@@ -231,7 +231,7 @@ def cmd_run(args) -> int:
 
     problems: list[str] = []
     run_args = _load_run_args(args.args, problems)
-    port = _load_agent_port(args.agent, problems)
+    port = _load_agent_port(args.agent, problems, Path(args.workspace) if args.workspace else Path.cwd())
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
     if not workspace.is_dir():
         problems.append(f"the workspace {workspace} is not a directory")
@@ -302,11 +302,12 @@ def _load_run_args(text: str | None, problems: list[str]) -> dict | None:
     return value
 
 
-def _load_agent_port(spec: str | None, problems: list[str]):
+def _load_agent_port(spec: str | None, problems: list[str], workspace: Path):
     from .scripted import FixtureError, ScriptedAgentPort, parse_agent_spec
 
     if not spec:
-        problems.append("no agent port given; pass --agent scripted:FIXTURE.json (the only port available so far)")
+        problems.append("no agent port given; pass --agent scripted:FIXTURE.json, --agent anthropic[:MODEL] "
+                        "or --agent command:'CMD ...'")
         return None
     kind, argument = parse_agent_spec(spec)
     if kind == "scripted":
@@ -319,9 +320,10 @@ def _load_agent_port(spec: str | None, problems: list[str]):
             problems.append(f"bad scripted fixture: {error}")
             return None
     if kind in ("anthropic", "command"):
-        problems.append(f"the {kind} agent port is not available yet; use --agent scripted:FIXTURE.json")
-        return None
-    problems.append(f"unknown agent port {spec!r}; use --agent scripted:FIXTURE.json")
+        from .command_port import load_agent_port
+
+        return load_agent_port(kind, argument, workspace, problems)
+    problems.append(f"unknown agent port {spec!r}; use scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...'")
     return None
 
 

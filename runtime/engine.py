@@ -40,7 +40,7 @@ from .arguments import ArgumentError, validate_args
 from .errors import FatalError, ScriptError
 from .events import EventBus, Listener
 from .interpreter import Interpreter
-from .journal import JournalStore, MemoryJournal, NodeRow, RunRow, input_hash
+from .journal import JournalError, JournalStore, MemoryJournal, NodeRow, RunRow, input_hash
 from .limits import Limits
 from .ports import NUDGE_MESSAGE, ActorSpec, AgentPort, AskError, AskRequest, QuestionPort, Usage, Verdict
 from .records import Record, to_journal
@@ -200,6 +200,12 @@ class Run:
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
         self.interpreter = Interpreter(program, self, limits=request.limits, args=args)
         self.interpreter.source_lines = request.script.splitlines()
+        try:
+            self._create_run_row(request, program, args, max_concurrency, max_agents)
+        except JournalError as failure:
+            raise StartError([str(failure)]) from None
+
+    def _create_run_row(self, request, program, args, max_concurrency, max_agents) -> None:
         self.journal.create_run(RunRow(
             id=self.id, script=request.script, script_sha256=program.source_sha256, ir_hash=program.ir_hash,
             compiler_version=program.compiler_version, args=args, meta=program.meta,
@@ -298,10 +304,15 @@ class Run:
             stop_reason = "interrupted"
         self._result = RunResult(self.id, status, value, error, stop_reason, len(self.actors_started),
                                  self.usage.to_json(), list(self.reports), trace)
-        self.journal.update_run(self.id, status=status, stop_reason=stop_reason, result=value,
-                                error={"message": error, "traceback": trace} if error else None, usage=self.usage.to_json())
-        self.events.emit("run-settled", status=status, stop_reason=stop_reason, error=error, value=value)
-        self.settled.set()
+        try:
+            self.journal.update_run(self.id, status=status, stop_reason=stop_reason, result=value,
+                                    error={"message": error, "traceback": trace} if error else None,
+                                    usage=self.usage.to_json())
+            self.events.emit("run-settled", status=status, stop_reason=stop_reason, error=error, value=value)
+        except JournalError as failure:  # the result is still delivered; the journal says why it lacks it
+            self._result.error = (error + "; " if error else "") + f"the journal could not record the end of the run: {failure}"
+        finally:
+            self.settled.set()
 
     # ------------------------------------------------------------ host: actors, phases, logs
 

@@ -13,6 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
+class JournalError(Exception):
+    """The journal cannot be read or written (a corrupted, locked, full or read-only store, or a
+    row holding invalid data). The message names the store and says what to do."""
+
+
 def input_hash(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
@@ -89,8 +94,30 @@ class MemoryJournal:
         row = self.runs.get(run_id)
         return copy.deepcopy(row) if row else None
 
+    def list_runs(self, limit: int | None = None) -> list[RunRow]:
+        """Every run, newest first."""
+        rows = [copy.deepcopy(row) for row in reversed(self.runs.values())]
+        return rows if limit is None else rows[:limit]
+
+    def find_runs(self, prefix: str) -> list[RunRow]:
+        """Runs whose id starts with `prefix` (with or without the `dwfrun-` part), newest first."""
+        full = prefix if prefix.startswith("dwfrun-") else f"dwfrun-{prefix}"
+        return [row for row in self.list_runs() if row.id.startswith(prefix) or row.id.startswith(full)]
+
     def put_actor(self, run_id, site, key, name, persona, model) -> None:
-        self.actors[(run_id, site, key)] = {"name": name, "persona": persona, "model": model}
+        session = self.actors.get((run_id, site, key), {}).get("session_id")
+        self.actors[(run_id, site, key)] = {"name": name, "persona": persona, "model": model, "session_id": session}
+
+    def set_actor_session(self, run_id: str, site: str, key: str, session_id: str | None) -> None:
+        if (run_id, site, key) in self.actors:
+            self.actors[(run_id, site, key)]["session_id"] = session_id
+
+    def list_actors(self, run_id: str) -> list[dict]:
+        return [{"site": site, "key": key, **fields} for (run, site, key), fields in self.actors.items() if run == run_id]
+
+    def list_nodes(self, run_id: str) -> list[NodeRow]:
+        """The run's node rows in the order they were first written."""
+        return [self.get_node(*key) for key in self.nodes if key[0] == run_id]
 
     def get_node(self, run_id: str, site: str, key: str) -> NodeRow | None:
         stored = self.nodes.get((run_id, site, key))

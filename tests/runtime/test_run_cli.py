@@ -282,13 +282,14 @@ def test_all_usage_problems_are_reported_together(inproc):
 
 @pytest.mark.parametrize("agent, message", [
     (None, "no agent port given; pass --agent scripted:FIXTURE.json"),
-    ("anthropic", "the anthropic agent port is not available yet"),
-    ("command:my-agent --json", "the command agent port is not available yet"),
+    ("anthropic", "ANTHROPIC_API_KEY"),
+    ("command:", "--agent command needs a command"),
     ("scripted", "needs a fixture file"),
     ("scripted:missing.json", "missing.json: no such fixture file"),
     ("mystery", "unknown agent port 'mystery'"),
 ])
-def test_agent_port_problems(inproc, agent, message):
+def test_agent_port_problems(inproc, agent, message, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     argv = ["run", "greeting.dwf.py", "--yes"] + (["--agent", agent] if agent else [])
     done = inproc(*argv)
     assert done.returncode == 2

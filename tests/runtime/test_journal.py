@@ -1,0 +1,575 @@
+"""The journal stores (RUNTIME §5): one contract suite run against `MemoryJournal` and
+`SqliteJournal`, then the SQLite store's own guarantees (WAL, migrations, content-addressed
+blobs, concurrent appends, crash safety) and its clear errors on bad input (corrupted,
+truncated, locked, full or read-only files, rows holding invalid JSON), and a real workflow
+journaled through the engine."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import anyio
+import pytest
+
+from dwf.runtime.engine import Engine, StartRequest
+from dwf.runtime.journal import JournalError, MemoryJournal, NodeRow, RunRow
+from dwf.runtime.ports import Usage
+from dwf.runtime.sqlite_journal import BLOB_THRESHOLD, SCHEMA_VERSION, SqliteJournal
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def make_run(run_id: str = "dwfrun-aaaa", **fields) -> RunRow:
+    values = dict(id=run_id, script="return 1\n", script_sha256="s" * 64, ir_hash="i" * 32, compiler_version="0.1.0",
+                  args={"n": 3, "names": ["a", "b"]}, meta={"name": "t", "description": "d"},
+                  caps={"max_concurrency": 4, "max_agents": 10, "budget": None})
+    values.update(fields)
+    return RunRow(**values)
+
+
+def make_node(run_id="dwfrun-aaaa", site="ask#1", key="ask#1", status="running", **fields) -> NodeRow:
+    values = dict(kind="ask", actor="lead", input_hash="h" * 32, input={"instructions": "go"}, status=status)
+    values.update(fields)
+    return NodeRow(run_id, site, key, **values)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def journal(request, tmp_path):
+    if request.param == "memory":
+        yield MemoryJournal()
+    else:
+        store = SqliteJournal(tmp_path / "nested" / "state.db")
+        yield store
+        store.close()
+
+
+# ---------------------------------------------------------------------------- contract
+
+
+def test_runs_round_trip_and_update(journal):
+    run = make_run()
+    journal.create_run(run)
+    assert journal.get_run(run.id) == run
+    assert journal.get_run("dwfrun-missing") is None
+    journal.update_run(run.id, status="stopped", stop_reason="user", result={"value": [1, 2]},
+                       error={"message": "stopped", "traceback": None}, usage={"output_tokens": 7},
+                       caps={"max_concurrency": 8, "max_agents": 10, "budget": 5}, superseded_by="dwfrun-bbbb")
+    stored = journal.get_run(run.id)
+    assert (stored.status, stored.stop_reason, stored.result, stored.usage) == ("stopped", "user", {"value": [1, 2]},
+                                                                                  {"output_tokens": 7})
+    assert stored.error == {"message": "stopped", "traceback": None}
+    assert stored.caps["max_concurrency"] == 8 and stored.superseded_by == "dwfrun-bbbb"
+    assert stored.script == run.script and stored.args == run.args and stored.meta == run.meta
+    journal.update_run(run.id, result=None)
+    assert journal.get_run(run.id).result is None
+
+
+def test_a_run_id_is_unique_and_updates_need_an_existing_run(journal):
+    journal.create_run(make_run())
+    with pytest.raises(ValueError):
+        journal.create_run(make_run(script="other"))
+    assert journal.get_run("dwfrun-aaaa").script == "return 1\n"
+    with pytest.raises(KeyError):
+        journal.update_run("dwfrun-missing", status="completed")
+
+
+def test_returned_and_passed_rows_are_copies(journal):
+    run = make_run()
+    journal.create_run(run)
+    run.args["n"] = 99  # the caller's object changes after the write
+    fetched = journal.get_run(run.id)
+    assert fetched.args["n"] == 3
+    fetched.args["n"] = 100
+    fetched.meta["name"] = "changed"
+    assert journal.get_run(run.id).args["n"] == 3 and journal.get_run(run.id).meta["name"] == "t"
+
+    node = make_node(status="completed", result={"items": [1, 2]}, usage={"output_tokens": 3})
+    journal.put_node(node)
+    node.result["items"].append(3)
+    fetched = journal.get_node("dwfrun-aaaa", "ask#1", "ask#1")
+    assert fetched.result == {"items": [1, 2]}
+    fetched.result["items"].clear()
+    fetched.input["instructions"] = "changed"
+    again = journal.get_node("dwfrun-aaaa", "ask#1", "ask#1")
+    assert again.result == {"items": [1, 2]} and again.input == {"instructions": "go"}
+
+    payload = {"items": [1]}
+    journal.append_event("dwfrun-aaaa", "log", payload)
+    payload["items"].append(2)
+    events = journal.events("dwfrun-aaaa")
+    events[0]["payload"]["items"].append(3)
+    assert journal.events("dwfrun-aaaa")[0]["payload"] == {"items": [1]}
+
+
+def test_actors_are_keyed_by_run_site_and_occurrence(journal):
+    journal.create_run(make_run())
+    journal.put_actor("dwfrun-aaaa", "agent#1", "agent#1[0]", "a", "persona a", None)
+    journal.put_actor("dwfrun-aaaa", "agent#1", "agent#1[1]", "b", None, "model-x")
+    journal.put_actor("dwfrun-aaaa", "agent#1", "agent#1[0]", "a2", "persona a2", "m")  # same key: replaced
+    journal.set_actor_session("dwfrun-aaaa", "agent#1", "agent#1[1]", "session-1")
+    actors = journal.list_actors("dwfrun-aaaa")
+    assert actors == [
+        {"site": "agent#1", "key": "agent#1[0]", "name": "a2", "persona": "persona a2", "model": "m", "session_id": None},
+        {"site": "agent#1", "key": "agent#1[1]", "name": "b", "persona": None, "model": "model-x", "session_id": "session-1"},
+    ]
+    assert journal.list_actors("dwfrun-other") == []
+
+
+def test_nodes_round_trip_and_are_unique_per_run_site_and_key(journal):
+    journal.create_run(make_run())
+    journal.create_run(make_run("dwfrun-bbbb"))
+    assert journal.get_node("dwfrun-aaaa", "ask#1", "ask#1") is None
+    journal.put_node(make_node())
+    assert journal.get_node("dwfrun-aaaa", "ask#1", "ask#1").status == "running"
+    journal.put_node(make_node(status="completed", result="done", usage={"output_tokens": 5}))
+    journal.put_node(make_node(key="ask#1[1]", status="failed", error={"type": "AskFailed", "message": "no"}))
+    journal.put_node(make_node("dwfrun-bbbb", status="completed", result=None, imported=True, kind="read", actor=None))
+    done = journal.get_node("dwfrun-aaaa", "ask#1", "ask#1")
+    assert done == make_node(status="completed", result="done", usage={"output_tokens": 5})
+    failed = journal.get_node("dwfrun-aaaa", "ask#1", "ask#1[1]")
+    assert (failed.status, failed.error, failed.result) == ("failed", {"type": "AskFailed", "message": "no"}, None)
+    other = journal.get_node("dwfrun-bbbb", "ask#1", "ask#1")
+    assert (other.imported, other.kind, other.actor, other.result) == (True, "read", None, None)
+    assert [n.key for n in journal.list_nodes("dwfrun-aaaa")] == ["ask#1", "ask#1[1]"]  # first-write order, one row per key
+    assert journal.get_node("dwfrun-aaaa", "ask#2", "ask#1") is None
+
+
+def test_large_values_round_trip(journal):
+    journal.create_run(make_run())
+    big = {"text": "x" * (BLOB_THRESHOLD * 3), "list": list(range(500))}
+    journal.put_node(make_node(status="completed", result=big))
+    journal.update_run("dwfrun-aaaa", result=big)
+    journal.append_event("dwfrun-aaaa", "report", {"item": big})
+    assert journal.get_node("dwfrun-aaaa", "ask#1", "ask#1").result == big
+    assert journal.get_run("dwfrun-aaaa").result == big
+    assert journal.events("dwfrun-aaaa")[0]["payload"] == {"item": big}
+
+
+def test_event_sequences_are_per_run_monotonic_and_gap_free(journal):
+    journal.create_run(make_run())
+    journal.create_run(make_run("dwfrun-bbbb"))
+    seqs = [journal.append_event("dwfrun-aaaa", "log", {"message": str(i)}) for i in range(5)]
+    assert seqs == [1, 2, 3, 4, 5]
+    assert journal.append_event("dwfrun-bbbb", "run-started", {}) == 1
+    assert journal.append_event("dwfrun-aaaa", "run-settled", {"status": "completed"}) == 6
+    events = journal.events("dwfrun-aaaa")
+    assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6]
+    assert events[0] == {"seq": 1, "type": "log", "payload": {"message": "0"}}
+    assert [e["seq"] for e in journal.events("dwfrun-aaaa", after=4)] == [5, 6]
+    assert journal.events("dwfrun-bbbb") == [{"seq": 1, "type": "run-started", "payload": {}}]
+    assert journal.events("dwfrun-none") == []
+
+
+def test_list_runs_newest_first_and_find_by_prefix(journal):
+    for run_id in ("dwfrun-abc1", "dwfrun-abd2", "dwfrun-x_y3"):
+        journal.create_run(make_run(run_id))
+    assert [r.id for r in journal.list_runs()] == ["dwfrun-x_y3", "dwfrun-abd2", "dwfrun-abc1"]
+    assert [r.id for r in journal.list_runs(limit=1)] == ["dwfrun-x_y3"]
+    assert [r.id for r in journal.find_runs("ab")] == ["dwfrun-abd2", "dwfrun-abc1"]
+    assert [r.id for r in journal.find_runs("dwfrun-abc")] == ["dwfrun-abc1"]
+    assert [r.id for r in journal.find_runs("x_")] == ["dwfrun-x_y3"]
+    assert journal.find_runs("x%") == [] and journal.find_runs("a_c") == []  # wildcards are literal
+    assert journal.find_runs("zz") == []
+
+
+# ---------------------------------------------------------------------------- SQLite: layout
+
+
+def test_file_layout_wal_and_schema(tmp_path):
+    path = tmp_path / "deep" / "dir" / "state.db"
+    with SqliteJournal(path) as journal:
+        assert path.exists()
+        assert journal.schema_version() == SCHEMA_VERSION
+        assert journal._conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+        journal.check()
+        journal.create_run(make_run())
+        created, updated = journal.run_times("dwfrun-aaaa")
+        journal.update_run("dwfrun-aaaa", status="completed")
+        assert journal.run_times("dwfrun-aaaa")[0] == created and journal.run_times("dwfrun-aaaa")[1] >= updated
+        assert created.endswith("Z") and journal.run_times("dwfrun-none") is None
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"dwf_schema_version", "dwf_run", "dwf_actor", "dwf_node", "dwf_event", "dwf_blob"} <= tables
+    conn.close()
+    assert SqliteJournal.for_workspace(tmp_path / "ws").path == tmp_path / "ws" / ".dwf" / "state.db"
+
+
+def test_repeated_large_results_are_stored_once(tmp_path):
+    with SqliteJournal(tmp_path / "state.db") as journal:
+        journal.create_run(make_run())
+        big = "line of a large file\n" * 5000  # ~100 KB
+        journal.put_node(make_node(key="read#1[0]", kind="read", status="completed", result=big))
+        journal.append_event("dwfrun-aaaa", "report", {"item": big})
+        size_after_one = journal._conn.execute("PRAGMA page_count").fetchone()[0]
+        for i in range(1, 40):
+            journal.put_node(make_node(key=f"read#1[{i}]", kind="read", status="completed", result=big))
+            journal.append_event("dwfrun-aaaa", "report", {"item": big})
+        pages = journal._conn.execute("PRAGMA page_count").fetchone()[0]
+        page_size = journal._conn.execute("PRAGMA page_size").fetchone()[0]
+        assert journal._conn.execute("SELECT count(*) FROM dwf_blob").fetchone()[0] == 2
+        assert (pages - size_after_one) * page_size < 64 * 1024  # 78 more ~100 KB values: a few pages of refs
+        assert journal.get_node("dwfrun-aaaa", "ask#1", "read#1[17]").result == big
+
+
+def _appender(path, run_id, count, out):
+    with SqliteJournal(path, busy_timeout_s=10) as journal:
+        out.extend(journal.append_event(run_id, "log", {"n": i}) for i in range(count))
+
+
+def test_concurrent_appends_from_two_connections_are_gap_free(tmp_path):
+    path = tmp_path / "state.db"
+    with SqliteJournal(path) as journal:
+        journal.create_run(make_run())
+    results: list[list[int]] = [[], []]
+    threads = [threading.Thread(target=_appender, args=(path, "dwfrun-aaaa", 150, results[i])) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(r == sorted(r) for r in results)  # monotonic as each connection sees them
+    assert sorted(results[0] + results[1]) == list(range(1, 301))
+    with SqliteJournal(path) as journal:
+        assert [e["seq"] for e in journal.events("dwfrun-aaaa")] == list(range(1, 301))
+
+
+def test_a_killed_process_keeps_every_committed_row(tmp_path):
+    path = tmp_path / "state.db"
+    code = f"""
+import os, signal, sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from test_journal import make_run, make_node
+from dwf.runtime.sqlite_journal import SqliteJournal
+journal = SqliteJournal({str(path)!r})
+journal.create_run(make_run())
+journal.put_node(make_node(status="completed", result="kept"))
+journal.append_event("dwfrun-aaaa", "log", {{"message": "before the kill"}})
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == -9, done.stderr
+    with SqliteJournal(path) as journal:
+        assert journal.get_run("dwfrun-aaaa").status == "running"
+        assert journal.get_node("dwfrun-aaaa", "ask#1", "ask#1").result == "kept"
+        assert journal.events("dwfrun-aaaa")[0]["payload"] == {"message": "before the kill"}
+
+
+# ---------------------------------------------------------------------------- SQLite: migrations
+
+# The version-1 schema exactly as dwf 0.1 shipped it (before content-addressed blobs). Kept here,
+# frozen, so the migration path is tested against real old files.
+SCHEMA_V1 = """
+CREATE TABLE dwf_schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT 'x');
+INSERT INTO dwf_schema_version (version) VALUES (1);
+CREATE TABLE dwf_run (id TEXT PRIMARY KEY, script TEXT NOT NULL, script_sha256 TEXT NOT NULL, ir_hash TEXT NOT NULL,
+    compiler_version TEXT NOT NULL, args TEXT NOT NULL, meta TEXT NOT NULL, caps TEXT NOT NULL, status TEXT NOT NULL,
+    stop_reason TEXT, result TEXT, error TEXT, usage TEXT NOT NULL, resumed_from TEXT, superseded_by TEXT,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+CREATE TABLE dwf_actor (run_id TEXT NOT NULL REFERENCES dwf_run(id), site_id TEXT NOT NULL, occurrence TEXT NOT NULL,
+    name TEXT, persona TEXT, model TEXT, session_id TEXT,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), UNIQUE (run_id, site_id, occurrence));
+CREATE TABLE dwf_node (run_id TEXT NOT NULL REFERENCES dwf_run(id), site_id TEXT NOT NULL, occurrence_key TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('ask', 'read', 'run', 'report', 'artifact')), actor TEXT,
+    input_hash TEXT NOT NULL, input TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')), result TEXT, error TEXT,
+    usage TEXT NOT NULL, imported INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), UNIQUE (run_id, site_id, occurrence_key));
+CREATE TABLE dwf_event (run_id TEXT NOT NULL REFERENCES dwf_run(id), sequence INTEGER NOT NULL, type TEXT NOT NULL,
+    payload TEXT, created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), UNIQUE (run_id, sequence));
+INSERT INTO dwf_run (id, script, script_sha256, ir_hash, compiler_version, args, meta, caps, status, result, error, usage)
+    VALUES ('dwfrun-old1', 'return 1', 'sha', 'ir', '0.0.9', '{"n": 1}', '{"name": "old"}', '{}', 'completed', '1',
+            'null', '{}');
+INSERT INTO dwf_actor (run_id, site_id, occurrence, name) VALUES ('dwfrun-old1', 'agent#1', 'agent#1', 'lead');
+INSERT INTO dwf_node (run_id, site_id, occurrence_key, kind, actor, input_hash, input, status, result, error, usage)
+    VALUES ('dwfrun-old1', 'ask#1', 'ask#1', 'ask', 'lead', 'hash', '{"instructions": "go"}', 'completed', '"old answer"',
+            'null', '{"output_tokens": 4}');
+INSERT INTO dwf_event (run_id, sequence, type, payload) VALUES ('dwfrun-old1', 1, 'run-started', '{}');
+"""
+
+
+def test_a_version_1_database_is_migrated_forward(tmp_path):
+    path = tmp_path / "state.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(SCHEMA_V1)
+    conn.close()
+    with SqliteJournal(path) as journal:
+        assert journal.schema_version() == SCHEMA_VERSION
+        old = journal.get_run("dwfrun-old1")
+        assert (old.status, old.result, old.args, old.compiler_version) == ("completed", 1, {"n": 1}, "0.0.9")
+        node = journal.get_node("dwfrun-old1", "ask#1", "ask#1")
+        assert (node.result, node.usage, node.imported) == ("old answer", {"output_tokens": 4}, False)
+        assert journal.list_actors("dwfrun-old1")[0]["name"] == "lead"
+        assert journal.append_event("dwfrun-old1", "log", {"message": "x" * (BLOB_THRESHOLD + 1)}) == 2
+        journal.put_node(make_node("dwfrun-old1", key="ask#1[1]", status="completed", result="y" * (BLOB_THRESHOLD * 2)))
+        assert journal.get_node("dwfrun-old1", "ask#1", "ask#1[1]").result == "y" * (BLOB_THRESHOLD * 2)
+    conn = sqlite3.connect(path)
+    assert [row[0] for row in conn.execute("SELECT version FROM dwf_schema_version ORDER BY version")] == list(
+        range(1, SCHEMA_VERSION + 1))
+    conn.close()
+    with SqliteJournal(path) as journal:  # reopening a current file migrates nothing
+        assert journal.schema_version() == SCHEMA_VERSION
+
+
+def test_a_database_from_a_newer_dwf_is_refused(tmp_path):
+    path = tmp_path / "state.db"
+    with SqliteJournal(path) as journal:
+        journal.create_run(make_run())
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO dwf_schema_version (version) VALUES (?)", (SCHEMA_VERSION + 1,))
+    conn.commit()
+    conn.close()
+    with pytest.raises(JournalError, match="newer dwf.*upgrade dwf") as caught:
+        SqliteJournal(path)
+    assert str(path) in str(caught.value)
+
+
+def test_a_foreign_sqlite_database_is_refused(tmp_path):
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE customers (id INTEGER)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(JournalError, match="not a dwf journal"):
+        SqliteJournal(path)
+
+
+# ---------------------------------------------------------------------------- SQLite: bad input
+
+
+@pytest.fixture
+def real_db(tmp_path):
+    """A closed journal file (WAL checkpointed into it) with a few runs, nodes and events."""
+    path = tmp_path / "real" / "state.db"
+    with SqliteJournal(path) as journal:
+        for r in range(20):
+            run_id = f"dwfrun-{r:04d}"
+            journal.create_run(make_run(run_id, script="# filler\n" * 200))
+            for n in range(10):
+                journal.put_node(make_node(run_id, key=f"ask#1[{n}]", status="completed", result=f"answer {n} " * 50))
+                journal.append_event(run_id, "log", {"message": f"event {n}"})
+    assert not Path(f"{path}-wal").exists() or Path(f"{path}-wal").stat().st_size == 0
+    return path
+
+
+def _read_everything(path):
+    with SqliteJournal(path) as journal:
+        journal.check()
+        for run in journal.list_runs():
+            journal.list_nodes(run.id)
+            journal.events(run.id)
+
+
+def test_a_corrupted_file_gives_a_clear_error(real_db, tmp_path):
+    header = tmp_path / "header.db"
+    shutil.copy(real_db, header)
+    with open(header, "r+b") as handle:
+        handle.write(b"\xde\xad\xbe\xef garbage " * 8)
+    with pytest.raises(JournalError, match="corrupted or truncated.*move it aside") as caught:
+        SqliteJournal(header)
+    assert str(header) in str(caught.value)
+
+    middle = tmp_path / "middle.db"
+    shutil.copy(real_db, middle)
+    size = middle.stat().st_size
+    with open(middle, "r+b") as handle:
+        for offset in range(4096, size, 8192):  # scribble over every other page after the first
+            handle.seek(offset)
+            handle.write(b"\xff\x00garbage!" * 64)
+    with pytest.raises(JournalError) as caught:
+        _read_everything(middle)
+    assert str(middle) in str(caught.value)
+    _read_everything(real_db)  # the original is untouched
+
+
+def test_a_truncated_file_gives_a_clear_error(real_db, tmp_path):
+    for name, keep in (("tiny.db", 60), ("half.db", real_db.stat().st_size // 2)):
+        copy = tmp_path / name
+        shutil.copy(real_db, copy)
+        with open(copy, "r+b") as handle:
+            handle.truncate(keep)
+        with pytest.raises(JournalError, match="corrupted or truncated|damaged") as caught:
+            _read_everything(copy)
+        assert str(copy) in str(caught.value)
+
+
+def test_a_locked_database_waits_then_gives_a_clear_error(tmp_path):
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path, busy_timeout_s=0.2)
+    journal.create_run(make_run())
+    journal.append_event("dwfrun-aaaa", "log", {"message": "committed"})
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    other.execute("INSERT INTO dwf_event (run_id, sequence, type, payload) VALUES ('dwfrun-aaaa', 100, 'log', '{}')")
+    try:
+        with pytest.raises(JournalError, match="locked by another process") as caught:
+            journal.append_event("dwfrun-aaaa", "log", {"message": "blocked"})
+        assert str(path) in str(caught.value)
+        with pytest.raises(JournalError, match="locked"):
+            journal.put_node(make_node())
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert journal.append_event("dwfrun-aaaa", "log", {"message": "after"}) == 2
+    assert [e["payload"]["message"] for e in journal.events("dwfrun-aaaa")] == ["committed", "after"]
+    journal.close()
+
+
+def test_a_full_disk_gives_a_clear_error_and_keeps_committed_rows(tmp_path):
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path)
+    journal.create_run(make_run())
+    journal.put_node(make_node(status="completed", result="kept"))
+    pages = journal._conn.execute("PRAGMA page_count").fetchone()[0]
+    journal._conn.execute(f"PRAGMA max_page_count = {int(pages)}")  # the "disk" is now full
+    with pytest.raises(JournalError, match="full.*free some space") as caught:
+        for i in range(50):
+            journal.put_node(make_node(key=f"read#{i}", kind="read", status="completed", result=f"{i}" * 100_000))
+    assert str(path) in str(caught.value)
+    assert journal.get_node("dwfrun-aaaa", "ask#1", "ask#1").result == "kept"
+    journal._conn.execute("PRAGMA max_page_count = 1073741823")
+    journal.append_event("dwfrun-aaaa", "log", {"message": "space again"})
+    journal.close()
+    with SqliteJournal(path) as reopened:
+        assert reopened.get_node("dwfrun-aaaa", "ask#1", "ask#1").result == "kept"
+        assert reopened.events("dwfrun-aaaa")[-1]["payload"] == {"message": "space again"}
+
+
+def test_a_read_only_database_gives_a_clear_error(tmp_path):
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path)
+    journal.create_run(make_run())
+    journal._conn.execute("PRAGMA query_only = 1")  # as the OS would refuse writes (tests run as root)
+    with pytest.raises(JournalError, match="read-only.*writable") as caught:
+        journal.update_run("dwfrun-aaaa", status="completed")
+    assert str(path) in str(caught.value)
+    assert journal.get_run("dwfrun-aaaa").status == "running"
+    journal.close()
+
+
+def test_rows_with_invalid_json_give_a_clear_error(tmp_path):
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path)
+    journal.create_run(make_run())
+    journal.create_run(make_run("dwfrun-good"))
+    journal.put_node(make_node(status="completed", result={"ok": True}))
+    journal.put_node(make_node(key="ask#1[1]", status="completed", result={"ok": True}))
+    journal.append_event("dwfrun-aaaa", "log", {"message": "fine"})
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE dwf_node SET result = ? WHERE occurrence_key = ?", ("{not json", "ask#1"))
+    conn.execute("UPDATE dwf_run SET args = ? WHERE id = ?", ("[1, 2", "dwfrun-aaaa"))
+    conn.execute("UPDATE dwf_event SET payload = ? WHERE run_id = ?", ("nope", "dwfrun-aaaa"))
+    conn.commit()
+    conn.close()
+    with pytest.raises(JournalError, match=r"node ask#1 of run dwfrun-aaaa \(result\) holds invalid JSON") as caught:
+        journal.get_node("dwfrun-aaaa", "ask#1", "ask#1")
+    assert str(path) in str(caught.value) and "restore" in str(caught.value)
+    with pytest.raises(JournalError, match=r"run dwfrun-aaaa \(args\) holds invalid JSON"):
+        journal.get_run("dwfrun-aaaa")
+    with pytest.raises(JournalError, match="event 1 of run dwfrun-aaaa"):
+        journal.events("dwfrun-aaaa")
+    assert journal.get_node("dwfrun-aaaa", "ask#1", "ask#1[1]").result == {"ok": True}  # other rows still read
+    assert journal.get_run("dwfrun-good").args == {"n": 3, "names": ["a", "b"]}
+    journal.close()
+
+
+def test_an_unopenable_path_gives_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(JournalError, match="cannot create the folder"):
+        SqliteJournal(blocker / "state.db")
+    (tmp_path / "dir.db").mkdir()
+    with pytest.raises(JournalError, match=str(tmp_path / "dir.db")):
+        SqliteJournal(tmp_path / "dir.db")
+
+
+def test_a_closed_journal_refuses_use(tmp_path):
+    journal = SqliteJournal(tmp_path / "state.db")
+    journal.close()
+    journal.close()  # idempotent
+    with pytest.raises(JournalError, match="closed"):
+        journal.get_run("dwfrun-aaaa")
+
+
+# ---------------------------------------------------------------------------- through the engine
+
+
+class FakePort:
+    """Answers every ask at once; typed asks submit `typed_value`."""
+
+    def __init__(self, typed_value=None):
+        self.typed_value = typed_value
+        self.turns = 0
+
+    async def run_turn(self, request, message, channel):
+        self.turns += 1
+        await anyio.sleep(0)
+        channel.usage(Usage(output_tokens=10))
+        if request.schema is not None:
+            while True:
+                verdict = await channel.submit(self.typed_value)
+                if verdict.accepted or verdict.final:
+                    return "submitted"
+        return f"done: {request.instructions}"
+
+    async def close(self):
+        pass
+
+
+WORKFLOW = '''meta = {"name": "journal-test", "description": "Journal through the engine."}
+phase("Work")
+lead = agent("lead", system="You lead.")
+answers = await parallel(agent(f"r{i}").ask(f"review {i}") for i in range(3))
+final = await lead.ask("summarize " + ", ".join(answers))
+report({"summary": final})
+return {"answers": answers, "final": final}
+'''
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_a_workflow_is_journaled_in_the_sqlite_file(tmp_path):
+    path = tmp_path / "ws" / ".dwf" / "state.db"
+    journal = SqliteJournal(path)
+    events = []
+    async with Engine() as engine:
+        run = engine.start(StartRequest(script=WORKFLOW, agent_port=FakePort(), journal=journal, listeners=[events.append]))
+        result = await run.result
+    journal.close()
+    assert result.status == "completed", result.error
+
+    conn = sqlite3.connect(path)
+    status, stored_result, usage = conn.execute("SELECT status, result, usage FROM dwf_run WHERE id = ?",
+                                                (run.id,)).fetchone()
+    assert status == "completed"
+    assert __import__("json").loads(stored_result) == result.value
+    assert __import__("json").loads(usage)["output_tokens"] == 40
+    nodes = conn.execute("SELECT kind, actor, status, result FROM dwf_node WHERE run_id = ? ORDER BY rowid",
+                         (run.id,)).fetchall()
+    assert sorted(row[0] for row in nodes) == ["ask", "ask", "ask", "ask", "report"]
+    assert all(row[2] == "completed" for row in nodes)
+    asks = {row[1]: row[3] for row in nodes if row[0] == "ask"}
+    assert asks["lead"] == '"done: summarize done: review 0, done: review 1, done: review 2"'
+    actors = conn.execute("SELECT name, persona FROM dwf_actor WHERE run_id = ? ORDER BY rowid", (run.id,)).fetchall()
+    assert ("lead", "You lead.") in actors and len(actors) == 4
+    stored = conn.execute("SELECT sequence, type FROM dwf_event WHERE run_id = ? ORDER BY sequence", (run.id,)).fetchall()
+    conn.close()
+    assert [seq for seq, _ in stored] == list(range(1, len(stored) + 1))
+    assert stored[0][1] == "run-started" and stored[-1][1] == "run-settled"
+    assert [(e["seq"], e["type"]) for e in events] == stored  # listeners saw the journal's sequence numbers
+    types = [kind for _, kind in stored]
+    assert types.count("node-started") == types.count("node-settled") - 0 == 4
+
+    with SqliteJournal(path) as reopened:  # the same rows through the store's API
+        assert reopened.find_runs(run.id[len("dwfrun-"):][:8])[0].id == run.id
+        assert [n.kind for n in reopened.list_nodes(run.id)].count("ask") == 4

@@ -376,12 +376,25 @@ def _execute_run(program, script: str, path: str, run_args: dict, port, workspac
 
     from .artifacts import ArtifactStore
     from .engine import Engine, StartError, StartRequest
+    from .journal import JournalError
+    from .sqlite_journal import SqliteJournal
     from .world import LocalWorld
 
     async def main():
         root = workspace.resolve()
+        try:
+            journal = SqliteJournal.for_workspace(root)  # .dwf/state.db: every effect is journaled
+        except JournalError as error:
+            return [str(error)]
+        try:
+            return await run_with(journal)
+        finally:
+            journal.close()
+
+    async def run_with(journal):
+        root = workspace.resolve()
         request = StartRequest(
-            script=script, agent_port=port, path=path, args=run_args,
+            script=script, agent_port=port, path=path, args=run_args, journal=journal,
             world=LocalWorld(root, allowed_commands=frozenset(program.commands)),
             artifacts=ArtifactStore(root),
             questions=_TerminalQuestions(progress) if _isatty(sys.stdin) else None,

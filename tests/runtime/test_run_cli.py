@@ -449,3 +449,17 @@ def test_stream_json_progress_wraps_each_event_and_serializes_records():
     first, last = [json.loads(line) for line in out.getvalue().splitlines()]
     assert first == {"type": "workflow.run.progress", "event": {"type": "report", "item": {"ref": {"id": "r", "version": 2}}}}
     assert last["status"] == "completed" and last["value"] == [1]
+
+
+def test_run_is_journaled_in_the_workspace_state_db(workspace):
+    from dwf.runtime.sqlite_journal import SqliteJournal
+
+    done = run_greeting(workspace)
+    result = json.loads(done.stdout)
+    with SqliteJournal(workspace / ".dwf" / "state.db") as journal:
+        row = journal.get_run(result["run_id"])
+        assert row is not None and row.status == "completed" and row.result == result["value"]
+        nodes = journal.list_nodes(result["run_id"])
+        assert [n.kind for n in nodes].count("ask") == 2 and all(n.status == "completed" for n in nodes)
+        events = journal.events(result["run_id"])
+        assert events[0]["type"] == "run-started" and events[-1]["type"] == "run-settled"

@@ -46,22 +46,15 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from scripts import generate  # noqa: E402  (bench/ is not a package)
+from report import DOC, use_project_interpreter, write_section  # noqa: E402  (bench/ is not a package)
+from scripts import generate  # noqa: E402
 
 SIZES = (100, 1000, 5000)
 REPEATS = {100: 7, 1000: 7, 5000: 3}  # 5,000 lines costs seconds per run; 3 keeps us under 2 min
 IN_PROCESS_REPEATS = {100: 5, 1000: 3, 5000: 1}
 TARGET_LINES, TARGET_RATIO = 1000, 3.0
-DOC = ROOT / "docs" / "performance.md"
 SECTION = "## dwfc check"
 BASELINE_CODE = "import libcst, sys; libcst.parse_module(open(sys.argv[1]).read())"
-DOC_INTRO = """# Performance
-
-Figures on this page are written by the benchmarks in `bench/` (run `python bench/<name>.py`);
-do not edit them by hand. Each benchmark times DWF against a baseline measured **in the same
-run on the same machine** and reports the ratio, so the figures compare across machines and
-over time while absolute seconds do not. Nothing in the test suite asserts timings.
-"""
 
 
 # ---------------------------------------------------------------- whole processes
@@ -272,31 +265,12 @@ def render_section(rows: list[ProcessRow], stages: dict[int, dict[str, float]], 
     return "\n".join(out) + "\n"
 
 
-def write_section(section: str) -> None:
-    """Replace the `## dwfc check` section of docs/performance.md, keeping every other section."""
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else DOC_INTRO
-    pattern = re.compile(rf"^{re.escape(SECTION)}[ \t]*\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text, count=1).rstrip("\n") + "\n"
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(text, encoding="utf-8")
 
 
-def _use_project_interpreter() -> None:
-    """Re-execute with the checkout's `.venv/bin/python` when this interpreter lacks `dwf`."""
-    try:
-        import dwf.compiler.compile  # noqa: F401
-    except ImportError:
-        venv_python = ROOT / ".venv" / "bin" / "python"
-        if venv_python.exists() and Path(sys.executable) != venv_python:
-            os.execv(str(venv_python), [str(venv_python), __file__, *sys.argv[1:]])
-        sys.exit("bench: cannot import dwf; run ./dwf once to create .venv, then .venv/bin/python bench/check.py")
 
 
 def main() -> int:
-    _use_project_interpreter()
+    use_project_interpreter(__file__)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-write", action="store_true", help="print the figures without touching docs/")
     parser.add_argument("--profile", action="store_true", help=f"print a cProfile of one {TARGET_LINES}-line compile")
@@ -320,7 +294,7 @@ def main() -> int:
         if options.profile:
             print(profile(texts[TARGET_LINES], str(files[TARGET_LINES])))
     if not options.no_write:
-        write_section(section)
+        write_section(SECTION, section)
         print(f"wrote {DOC.relative_to(ROOT)}")
     print(f"bench: {time.perf_counter() - started:.0f} s")
     return 0

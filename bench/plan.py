@@ -40,7 +40,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from check import DOC, DOC_INTRO, _use_project_interpreter, dwfc_command, run_process  # noqa: E402
+from check import dwfc_command, run_process  # noqa: E402
+from report import DOC, use_project_interpreter, write_section  # noqa: E402
 from scripts import generate  # noqa: E402
 
 SIZES = (100, 1000, 5000)
@@ -162,20 +163,10 @@ def render_section(rows: list[dict], stages: dict[int, dict[str, float]], descri
     return "\n".join(out) + "\n"
 
 
-def write_section(section: str) -> None:
-    """Replace the `## dwfc plan` section of docs/performance.md, keeping every other section."""
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else DOC_INTRO
-    pattern = re.compile(rf"^{re.escape(SECTION)}[ \t]*\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text, count=1).rstrip("\n") + "\n"
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(text, encoding="utf-8")
 
 
 def main() -> int:
-    _use_project_interpreter()
+    use_project_interpreter(__file__)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-write", action="store_true", help="print the figures without touching docs/")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (for trying the benchmark out)")
@@ -194,7 +185,7 @@ def main() -> int:
         section = render_section(rows, stages, described, line_counts)
         print(section)
     if not options.no_write:
-        write_section(section)
+        write_section(SECTION, section)
         print(f"wrote {DOC.relative_to(ROOT)}")
     print(f"bench: {time.perf_counter() - started:.0f} s")
     return 0

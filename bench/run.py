@@ -25,21 +25,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC = ROOT / "docs" / "performance.md"
 SECTION = "## dwfc run"
 
 
-def _use_project_interpreter() -> None:
-    try:
-        import dwf.runtime  # noqa: F401
-    except ImportError:
-        python = ROOT / ".venv" / "bin" / "python"
-        if python.exists() and Path(sys.executable) != python:
-            os.execv(str(python), [str(python), *sys.argv])
-        raise
 
 
-_use_project_interpreter()
+from report import use_project_interpreter, write_section  # noqa: E402  (bench/ is not a package)
+
+use_project_interpreter(__file__)
 
 import anyio  # noqa: E402
 
@@ -145,14 +138,6 @@ def render(a: dict, b: dict, c: dict) -> str:
     ])
 
 
-def write_section(section: str) -> None:
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Performance\n\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}[ \t]*\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    DOC.write_text(text, encoding="utf-8")
 
 
 def main() -> int:
@@ -167,7 +152,7 @@ def main() -> int:
     c = bench_interpreter(1_000_000 if options.quick else 10_000_000)
     print(f"(c) {c['steps']} steps in {c['dwf']:.2f} s vs CPython {c['cpython']:.3f} s, ratio {c['ratio']:.1f}")
     if not options.no_write:
-        write_section(render(a, b, c))
+        write_section(SECTION, render(a, b, c))
     return 0
 
 

@@ -1,0 +1,184 @@
+"""This module defines the machinery the interpreter's parts share: frames (the variables of one
+call and its occurrence path), the private control-flow signals for `break`, `continue` and
+`return` (they never leave the interpreter), closure helpers, and the value operations that
+statements and expressions both use (item access, unpacking, error conversion)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from dwf.compiler import ir
+
+from . import sandbox
+from .errors import DwfError, FatalError, Frame, ScriptError
+from .limits import Limits
+from .values import DwfIterator, ReadOnlyMapping, type_name
+
+
+_PYTHON_ERRORS = (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError,
+                  AttributeError, UnicodeError)
+
+
+class _Break(BaseException):
+    pass
+
+
+class _Continue(BaseException):
+    pass
+
+
+class _Return(BaseException):
+    def __init__(self, value: Any):
+        self.value = value
+
+
+class Frame_:
+    """The variables of one function call (or comprehension) and where it stands."""
+
+    __slots__ = ("vars", "parent", "path", "depth", "where", "handling", "is_function")
+
+    def __init__(self, vars: dict, parent: Frame_ | None, path: tuple, depth: int, where: str, is_function: bool = True):
+        self.vars = vars
+        self.parent = parent
+        self.path = path
+        self.depth = depth
+        self.where = where
+        self.handling: list[ScriptError] = []  # exceptions being handled, for a bare `raise`
+        self.is_function = is_function
+
+
+Code = tuple[Callable, bool]  # (closure, is_async)
+
+
+def unbound(name: str) -> FatalError:
+    return FatalError("UnboundName", f"`{name}` is used before it is assigned")
+
+
+def _sync_or_async(parts: list[Code]) -> bool:
+    return any(is_async for _, is_async in parts)
+
+
+async def _ev(code: Code, frame: Frame_) -> Any:
+    fn, is_async = code
+    return await fn(frame) if is_async else fn(frame)
+
+
+def _unpack(value: Any, count: int, star: int | None) -> list:
+    """The values for `count` unpacking targets (the starred one, at `star`, gets a list)."""
+    items = list(_iterate(value))
+    if star is None:
+        if len(items) > count:
+            raise ScriptError("ValueError", f"too many values to unpack (expected {count})")
+        if len(items) < count:
+            raise ScriptError("ValueError", f"not enough values to unpack (expected {count}, got {len(items)})")
+        return items
+    if len(items) < count - 1:
+        raise ScriptError("ValueError", f"not enough values to unpack (expected at least {count - 1}, got {len(items)})")
+    after = len(items) - (count - star - 1)
+    return items[:star] + [items[star:after]] + items[after:]
+
+
+def _made(value: Any, limits: Limits) -> Any:
+    sandbox.check_items(value, limits)
+    sandbox.charge(limits, sandbox.work(value))
+    return sandbox.check_tuple(value, limits) if type(value) is tuple else value
+
+
+def _collect_args(frame, args, keywords):
+    positional, named = [], {}
+    for code, starred in args:
+        value = code[0](frame)
+        positional.extend(_iterate(value)) if starred else positional.append(value)
+    for name, code in keywords:
+        value = code[0](frame)
+        if name is None:
+            named.update(_mapping(value))
+        else:
+            named[name] = value
+    return positional, named
+
+
+def _with_frame(error: DwfError, line: int, column: int, frame: Frame_) -> DwfError:
+    if isinstance(error, FatalError) and not error.frames:
+        error.message += f" at line {line}"  # the innermost script line: fatal errors name it
+    error.add_frame(Frame(line, column, frame.where))
+    return error
+
+
+def _out_of_memory() -> FatalError:
+    return FatalError("LimitExceeded", "the run ran out of memory")
+
+
+def _convert(error: BaseException) -> ScriptError:
+    converted = sandbox.to_script_error(error)
+    if converted is None:
+        raise FatalError("InternalError", f"{type(error).__name__}: {error}")
+    return converted
+
+
+def _iterate(value: Any):
+    return sandbox.iterable(value)
+
+
+def _mapping(value: Any) -> dict:
+    if isinstance(value, dict):
+        return value
+    raise ScriptError("TypeError", f"argument after ** must be a mapping, not {type_name(value)}")
+
+
+def _get_item(container: Any, index: Any) -> Any:
+    if isinstance(container, (list, tuple, str, dict, range)):
+        return container[index]
+    raise ScriptError("TypeError", f"'{type_name(container)}' object is not subscriptable")
+
+
+def _set_item(container: Any, index: Any, value: Any, limits: Limits) -> None:
+    if isinstance(container, ReadOnlyMapping):
+        raise ScriptError("TypeError", "`args` is read-only")
+    if isinstance(container, (list, dict)):
+        if type(index) is slice:
+            if not isinstance(container, list):
+                raise ScriptError("TypeError", "unhashable type: 'slice'")
+            value = _bounded_list(value, limits)  # slice assignment can grow a list
+        container[index] = value
+        if len(container) > limits.items:
+            raise sandbox.limit_error("items", limits)
+        return
+    raise ScriptError("TypeError", f"'{type_name(container)}' object does not support item assignment")
+
+
+def _del_item(container: Any, index: Any) -> None:
+    if isinstance(container, ReadOnlyMapping):
+        raise ScriptError("TypeError", "`args` is read-only")
+    if isinstance(container, (list, dict)):
+        del container[index]
+        return
+    raise ScriptError("TypeError", f"'{type_name(container)}' object does not support item deletion")
+
+
+def _has_effects(value: Any) -> bool:
+    """Whether an IR subtree contains an effect or a call of a script function (so loops
+    around it must extend the occurrence path)."""
+    if isinstance(value, ir.FacadeCall):
+        return True
+    if isinstance(value, ir.Call):
+        if not (isinstance(value.func, ir.Name) and value.func.scope == ir.BUILTIN):
+            return True
+    if isinstance(value, ir.Node):
+        return any(_has_effects(getattr(value, f)) for f in value.__dataclass_fields__ if f != "span")
+    if isinstance(value, tuple):
+        return any(_has_effects(v) for v in value)
+    return False
+
+def _bounded_list(value: Any, limits: Limits) -> list:
+    if type(sandbox.iterable(value)) is not DwfIterator:  # sized: check, then copy in C
+        if len(value) > limits.items:
+            raise sandbox.limit_error("items", limits)
+        sandbox.charge(limits, sandbox.work(value))
+        return list(value)
+    items = []
+    for item in value:  # a lazy iterator charges its own items
+        items.append(item)
+        if len(items) > limits.items:
+            raise sandbox.limit_error("items", limits)
+    return items

@@ -84,6 +84,12 @@ class StartRequest:
     approved_commands: frozenset[str] | None = None  # None: the script's own command set is approved
     grace_period_s: float = DEFAULT_GRACE_PERIOD_S
     run_id: str | None = None
+    # Resume (RUNTIME §5.1): continue the stopped run `run_id` of `journal`. The stored script,
+    # args and caps are used (`script`/`args` are ignored; explicit caps override stored ones).
+    resume: bool = False
+    # Where the owner record and cancel requests of runs live (`<workspace>/.dwf/runs`). None:
+    # derived from a file-backed journal (`<journal folder>/runs`); a MemoryJournal has none.
+    control_dir: Path | None = None
 
 
 @dataclass
@@ -139,14 +145,47 @@ class Engine:
         return run
 
 
+def control_dir_of(request: StartRequest) -> Path | None:
+    if request.control_dir is not None:
+        return Path(request.control_dir)
+    path = getattr(request.journal, "path", None)
+    return Path(path).parent / "runs" if path is not None else None
+
+
 def prepare_run(request: StartRequest) -> Run:
     """Validate a request completely; raise `StartError` before any effect."""
+    from . import runs as run_service
+
+    control = control_dir_of(request)
+    stored: RunRow | None = None
+    if control is not None and request.journal is not None:
+        try:
+            run_service.reconcile(request.journal, control)
+        except JournalError as failure:
+            raise StartError([str(failure)]) from None
+    if request.resume:
+        stored = _resumable_row(request)
+        request.script = stored.script
+        request.args = dict(stored.args or {})
+        caps = stored.caps or {}
+        request.max_concurrency = request.max_concurrency or caps.get("max_concurrency")
+        request.max_agents = request.max_agents or caps.get("max_agents")
+        if request.budget is None:
+            request.budget = caps.get("budget")
     compiled = compile_source(request.script, request.path)
     if compiled.program is None:
         errors = [d for d in compiled.diagnostics if d.is_error]
+        if stored is not None:
+            raise StartError([f"run {stored.id} cannot be resumed: its script no longer compiles with this dwf "
+                              f"({len(errors)} error(s)); amend the run instead"]
+                             + [f"{request.path}:{d.span.line}:{d.span.column}: {d.code} {d.message}" for d in errors],
+                             compiled.diagnostics)
         raise StartError([f"{request.path}:{d.span.line}:{d.span.column}: {d.code} {d.message}" for d in errors],
                          compiled.diagnostics)
     program = compiled.program
+    if stored is not None and program.source_sha256 != stored.script_sha256:
+        raise StartError([f"run {stored.id} cannot be resumed: its stored script does not match the recorded "
+                          "sha256 (the journal was edited); amend the run with the script you want instead"])
     problems: list[str] = []
     try:
         args = validate_args(program.meta, request.args)
@@ -168,14 +207,35 @@ def prepare_run(request: StartRequest) -> Run:
             problems.append(f"the script may run commands that were not approved: {', '.join(unapproved)}")
     if problems:
         raise StartError(problems)
-    return Run(request, program, args, max_concurrency, max_agents)
+    return Run(request, program, args, max_concurrency, max_agents, stored=stored, control_dir=control)
+
+
+def _resumable_row(request: StartRequest) -> RunRow:
+    """The stored row of the run to resume, or StartError saying why it cannot be resumed."""
+    from . import runs as run_service
+
+    if request.journal is None or not request.run_id:
+        raise StartError(["resume needs the run id and the journal that holds the run"])
+    try:
+        stored = request.journal.get_run(request.run_id)
+    except JournalError as failure:
+        raise StartError([str(failure)]) from None
+    if stored is None:
+        raise StartError([f"there is no run {request.run_id} in this journal"])
+    problems = run_service.resume_problems(stored)
+    if problems:
+        raise StartError(problems)
+    return stored
 
 
 class Run:
-    def __init__(self, request: StartRequest, program: ir.Program, args: dict, max_concurrency: int, max_agents: int):
+    def __init__(self, request: StartRequest, program: ir.Program, args: dict, max_concurrency: int, max_agents: int,
+                 stored: RunRow | None = None, control_dir: Path | None = None):
         self.request = request
         self.program = program
         self.id = request.run_id or f"dwfrun-{uuid.uuid4().hex}"
+        self.resumed = stored is not None
+        self.control_dir = control_dir
         self.meta = program.meta
         self.args = args
         self.journal = request.journal or MemoryJournal()
@@ -184,6 +244,10 @@ class Run:
         self.max_agents = max_agents
         self.budget_limit = request.budget
         self.usage = Usage()
+        if stored is not None:  # usage accounting continues from the interrupted attempt
+            known = {k: int(v) for k, v in (stored.usage or {}).items()
+                     if k in Usage.__dataclass_fields__ and isinstance(v, (int, float))}
+            self.usage = Usage(**known)
         self.reports: list = []
         self.actors: dict[str, ActorSpec] = {}
         self.actor_names: dict[str, str] = {}
@@ -201,8 +265,18 @@ class Run:
         self.interpreter = Interpreter(program, self, limits=request.limits, args=args)
         self.interpreter.source_lines = request.script.splitlines()
         try:
-            self._create_run_row(request, program, args, max_concurrency, max_agents)
-        except JournalError as failure:
+            if control_dir is not None:
+                from . import runs as run_service
+
+                run_service.write_owner(control_dir, self.id)  # before the row says `running`
+                run_service.clear_cancel(control_dir, self.id)
+            if stored is None:
+                self._create_run_row(request, program, args, max_concurrency, max_agents)
+            else:
+                self.journal.update_run(self.id, status="running", stop_reason=None, result=None, error=None,
+                                        caps={"max_concurrency": max_concurrency, "max_agents": max_agents,
+                                              "budget": request.budget})
+        except (JournalError, OSError) as failure:
             raise StartError([str(failure)]) from None
 
     def _create_run_row(self, request, program, args, max_concurrency, max_agents) -> None:
@@ -251,9 +325,12 @@ class Run:
     # ------------------------------------------------------------ lifecycle
 
     async def _main(self) -> None:
+        extra = {"resumed": True} if self.resumed else {}
         self.events.emit("run-started", caps={"max_concurrency": int(self.limiter.total_tokens), "max_agents": self.max_agents,
                                                "budget": self.budget_limit},
-                         meta=self.meta, args=self.args)
+                         meta=self.meta, args=self.args, **extra)
+        if self.control_dir is not None and self._spawn is not None:
+            self._spawn(self._watch_cancel_requests)
         status, value, error, trace = "completed", None, None, None
         try:
             with anyio.CancelScope() as scope:
@@ -275,6 +352,19 @@ class Run:
         finally:
             await self._close_ports()
         self._settle(status, value, error, trace)
+
+    async def _watch_cancel_requests(self) -> None:
+        """`dwfc cancel` from another process writes a request file; stop the run as `user`."""
+        from . import runs as run_service
+
+        while not self.settled.is_set():
+            with anyio.move_on_after(run_service.CANCEL_POLL_S):
+                await self.settled.wait()
+            if self.settled.is_set():
+                return
+            if run_service.cancel_requested(self.control_dir, self.id):
+                self.cancel("user")
+                return
 
     async def _watch_grace(self) -> None:
         """After a cancel, force-settle the run if the script has not ended within the grace period."""
@@ -313,6 +403,10 @@ class Run:
             self._result.error = (error + "; " if error else "") + f"the journal could not record the end of the run: {failure}"
         finally:
             self.settled.set()
+            if self.control_dir is not None:
+                from . import runs as run_service
+
+                run_service.release(self.control_dir, self.id)
 
     # ------------------------------------------------------------ host: actors, phases, logs
 

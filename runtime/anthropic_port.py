@@ -7,10 +7,18 @@ and `escalate` work). Each turn appends one user message and runs the tool loop 
 run the requested tools, send their results — until the model ends its turn; the turn returns the
 text of the model's last message. The actor's `model` overrides the port's default.
 
+Agent definitions. An actor with `agent_type` gets its definition (`runtime.agent_definitions`):
+the system prompt is the definition's body, then the actor's `system`, then `CONTRACT`; the model
+is the actor's `model`, else the definition's, else the port's; a definition's `tools` restrict
+the workspace tools (Read→read_file, Grep→grep, Glob→list_files, Write→write_file,
+Edit→edit_file, Bash→run_command) within the run's tool set.
+
 Tools. Typed asks (`request.schema` set) get a `submit_result` tool whose `input_schema` is the
 ask's schema (a schema whose root is not an object is wrapped as `{"value": schema}` and the value
-unwrapped on submit); its result is `accepted` or the violation list, and a final rejection ends
-the turn. Every ask gets `escalate(question, context)`, which reaches the run's owner through
+unwrapped on submit); the tool is `strict: true` when the schema fits the strict structured-output
+subset (`strict_fit`), else non-strict with the constraints outside the subset (minLength,
+pattern, maximum, ...) spelled out in its description. Its result is `accepted` or the violation
+list, and a final rejection ends the turn. Every ask gets `escalate(question, context)`, which reaches the run's owner through
 `AskChannel.escalate`, and the workspace tools of the run's tool set (`runtime.actor_tools`).
 
 Resilience. The SDK's own retries are off (`max_retries=0`): 429, 529, `overloaded_error` and
@@ -24,6 +32,7 @@ cache tokens) is reported through `channel.usage`.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from pathlib import Path
@@ -32,6 +41,7 @@ from typing import Any
 import anyio
 
 from .actor_tools import ActorTools, cap_text
+from .agent_definitions import AgentDefinition, AgentDefinitionError, load_definition
 from .ports import AskChannel, AskError, AskRequest, Usage
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
@@ -74,11 +84,93 @@ def submit_schema(schema: dict) -> tuple[dict, bool]:
     """The `input_schema` of `submit_result` for an ask's schema, and whether the value is wrapped."""
     if isinstance(schema, dict) and schema.get("type") == "object":
         return schema, False
-    wrapped = {"type": "object", "properties": {"value": schema}, "required": ["value"]}
+    wrapped = {"type": "object", "properties": {"value": schema}, "required": ["value"], "additionalProperties": False}
     if isinstance(schema, dict) and "$defs" in schema:  # keep `#/$defs/...` references resolvable
         inner = {k: v for k, v in schema.items() if k != "$defs"}
-        wrapped = {"type": "object", "properties": {"value": inner}, "required": ["value"], "$defs": schema["$defs"]}
+        wrapped = {"type": "object", "properties": {"value": inner}, "required": ["value"], "additionalProperties": False,
+                   "$defs": schema["$defs"]}
     return wrapped, True
+
+
+# The strict structured-output subset: keywords a strict tool's input_schema may use.
+STRICT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties", "items", "enum", "const",
+                             "anyOf", "allOf", "$ref", "$defs", "definitions", "description", "title", "default",
+                             "format", "minItems", "$schema", "$id", "$comment", "examples"})
+STRICT_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6",
+                            "uuid"})
+_SUBSCHEMA_LISTS = ("anyOf", "allOf", "oneOf", "prefixItems")
+_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SUBSCHEMA_ONE = ("items", "not", "if", "then", "else", "contains", "additionalItems", "propertyNames",
+                  "unevaluatedItems", "unevaluatedProperties")
+
+
+def strict_fit(schema: Any) -> tuple[list[str], list[str]]:
+    """Why `schema` is not in the strict subset: (structural reasons, constraints to fold into the
+    tool description as text). Both empty: the schema can be used with `strict: true`."""
+    reasons: list[str] = []
+    constraints: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, bool) or not isinstance(node, dict):
+            reasons.append(f"{path}: a boolean schema")
+            return
+        for key, value in node.items():
+            if key in _SUBSCHEMA_LISTS or key in _SUBSCHEMA_MAPS or key in _SUBSCHEMA_ONE or key == "additionalProperties":
+                continue
+            if key == "format" and value not in STRICT_FORMATS:
+                constraints.append(f"{path}: format {value}")
+            elif key == "minItems" and value not in (0, 1):
+                constraints.append(f"{path}: minItems {json.dumps(value)}")
+            elif key not in STRICT_KEYWORDS:
+                constraints.append(f"{path}: {key} {json.dumps(value, sort_keys=True)}")
+        types = node.get("type")
+        is_object = types == "object" or (isinstance(types, list) and "object" in types) or "properties" in node
+        if is_object:
+            if node.get("additionalProperties") is not False:
+                reasons.append(f"{path}: an object without `additionalProperties: false`")
+            properties = node.get("properties") or {}
+            if isinstance(properties, dict) and set(node.get("required") or ()) != set(properties):
+                reasons.append(f"{path}: an object with optional properties")
+        if isinstance(node.get("additionalProperties"), dict):
+            reasons.append(f"{path}: additionalProperties as a schema")
+            walk(node["additionalProperties"], f"{path}.*")
+        for key in _SUBSCHEMA_LISTS:
+            if key in node:
+                if key != "anyOf" and key != "allOf":
+                    reasons.append(f"{path}: `{key}`")
+                for index, item in enumerate(node[key] if isinstance(node[key], list) else []):
+                    walk(item, path if key in ("anyOf", "allOf", "oneOf") else f"{path}[{index}]")
+        for key in _SUBSCHEMA_MAPS:
+            if key in node and isinstance(node[key], dict):
+                if key == "patternProperties":
+                    reasons.append(f"{path}: `patternProperties`")
+                for name, item in node[key].items():
+                    walk(item, f"{path}.{name}" if key == "properties" else f"#/{key}/{name}")
+        for key in _SUBSCHEMA_ONE:
+            if key in node:
+                if key != "items":
+                    reasons.append(f"{path}: `{key}`")
+                walk(node[key], f"{path}[]" if key == "items" else f"{path}({key})")
+
+    walk(schema, "$")
+    return reasons, constraints
+
+
+def submit_tool(schema: dict) -> tuple[dict, bool]:
+    """The `submit_result` tool definition for an ask's schema, and whether the value is wrapped:
+    `strict: true` when the schema fits the strict subset; otherwise non-strict, with the
+    constraints outside the subset spelled out in the description (the engine validates anyway)."""
+    input_schema, wrapped = submit_schema(schema)
+    description = "Submit the result of the current ask. " + ("Put the result in `value`." if wrapped
+                                                              else "The input is the result.")
+    reasons, constraints = strict_fit(input_schema)
+    tool: dict[str, Any] = {"name": SUBMIT_TOOL, "description": description, "input_schema": input_schema}
+    if not reasons and not constraints:
+        tool["strict"] = True
+    elif constraints:
+        listing = "\n".join("- " + c for c in constraints)
+        tool["description"] = description + "\nThe result must also meet these constraints:\n" + listing
+    return tool, wrapped
 
 
 class _Conversation:
@@ -125,6 +217,8 @@ class AnthropicAgentPort:
             client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
                                               max_retries=0, timeout=timeout_s)
         self.client = client
+        self.workspace = Path(workspace) if workspace is not None else Path.cwd()
+        self._definitions: dict[str, AgentDefinition] = {}
         self._conversations: dict[tuple[str, str], _Conversation] = {}
 
     async def close(self) -> None:
@@ -135,10 +229,11 @@ class AnthropicAgentPort:
     # -- one turn
 
     async def run_turn(self, request: AskRequest, message: str, channel: AskChannel) -> str:
-        conversation = self._conversation(request)
+        definition = self._definition(request)
+        conversation = self._conversation(request, definition)
         conversation.add_user([{"type": "text", "text": message}])
         tools, wrapped = self._tools(request)
-        model = request.actor.model or self.model
+        model = request.actor.model or (definition.model if definition is not None else None) or self.model
         for _ in range(MAX_MODEL_CALLS_PER_TURN):
             response = await self._create(model, conversation, tools, channel)
             self._report_usage(response, channel)
@@ -170,11 +265,12 @@ class AnthropicAgentPort:
                 return text
         raise AskError(f"the actor made more than {MAX_MODEL_CALLS_PER_TURN} model calls in one turn", code="TurnTooLong")
 
-    def _conversation(self, request: AskRequest) -> _Conversation:
+    def _conversation(self, request: AskRequest, definition: AgentDefinition | None = None) -> _Conversation:
         slot = (request.run_id, request.actor.actor_id)
         conversation = self._conversations.get(slot)
         if conversation is None:
-            system = f"{request.actor.system.strip()}\n\n{CONTRACT}" if request.actor.system else CONTRACT
+            parts = [definition.prompt if definition is not None else "", (request.actor.system or "").strip(), CONTRACT]
+            system = "\n\n".join(part for part in parts if part)
             conversation = self._conversations[slot] = _Conversation(system)
         return conversation
 
@@ -182,14 +278,28 @@ class AnthropicAgentPort:
         tools: list[dict] = []
         wrapped = False
         if request.schema is not None:
-            schema, wrapped = submit_schema(request.schema)
-            tools.append({"name": SUBMIT_TOOL, "description": "Submit the result of the current ask. "
-                          + ("Put the result in `value`." if wrapped else "The input is the result."),
-                          "input_schema": schema})
+            tool, wrapped = submit_tool(request.schema)
+            tools.append(tool)
         tools.append(ESCALATE_DEFINITION)
         if self.tools is not None:
-            tools.extend(self.tools.definitions())
+            allowed = self._allowed_tools(request)
+            tools.extend(d for d in self.tools.definitions() if allowed is None or d["name"] in allowed)
         return tools, wrapped
+
+    def _definition(self, request: AskRequest) -> AgentDefinition | None:
+        name = request.actor.agent_type
+        if not name:
+            return None
+        if name not in self._definitions:
+            try:
+                self._definitions[name] = load_definition(name, self.workspace)
+            except AgentDefinitionError as error:
+                raise AskError(str(error), code="UnknownAgentType") from None
+        return self._definitions[name]
+
+    def _allowed_tools(self, request: AskRequest) -> frozenset[str] | None:
+        definition = self._definition(request)
+        return definition.actor_tools() if definition is not None else None
 
     async def _call_tool(self, use: dict, request: AskRequest, wrapped: bool,
                          channel: AskChannel) -> tuple[dict, bool]:
@@ -215,7 +325,8 @@ class AnthropicAgentPort:
             channel.progress("tool", tool=ESCALATE_TOOL)
             answer = await channel.escalate(question, context if isinstance(context, str) else None)
             return _tool_result(tool_id, answer), False
-        if self.tools is not None and self.tools.offers(name):
+        allowed = self._allowed_tools(request)
+        if self.tools is not None and self.tools.offers(name) and (allowed is None or name in allowed):
             outcome = await self.tools.call(name, arguments, channel)
             return _tool_result(tool_id, outcome.text, outcome.is_error), False
         return _tool_result(tool_id, f"unknown tool `{name}`", True), False
@@ -312,4 +423,4 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
-__all__ = ["AnthropicAgentPort", "AnthropicPortError", "CONTRACT", "submit_schema"]
+__all__ = ["AnthropicAgentPort", "AnthropicPortError", "CONTRACT", "strict_fit", "submit_schema", "submit_tool"]

@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_plan import add_parsers as add_plan_parsers  # plan, graph
 
     add_plan_parsers(commands)
+    __import__("dwf.runtime.cli_runs", fromlist=["add_parsers"]).add_parsers(commands)  # runs, show, events, resume, cancel
 
     check = commands.add_parser("check", help="compile scripts and print diagnostics",
                                 description="Compile scripts and print diagnostics. Directories are searched for *.dwf.py.")
@@ -82,7 +83,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("file", metavar="FILE")
     run.add_argument("--args", metavar="JSON|@FILE", help="run arguments: a JSON object, or @path of a file holding one")
     run.add_argument("--agent", metavar="PORT",
-                     help="the agent port: scripted:FIXTURE.json (anthropic and command:CMD are not available yet)")
+                     help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] (needs ANTHROPIC_API_KEY) or "
+                          "command:'CMD ARGS...' (an external CLI agent; see docs/agents.md)")
+    run.add_argument("--model", metavar="MODEL",
+                     help="the default model of --agent anthropic (e.g. claude-sonnet-4-5); an agent definition's "
+                          "model or the script's agent(model=...) overrides it")
+    run.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
+                     help="the workspace tools --agent anthropic offers actors: read (read/list/grep files), write "
+                          "(also write/edit files; the default) or exec (also run commands)")
     run.add_argument("--yes", "-y", action="store_true", help="approve without the interactive prompt")
     run.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
                      help="text: lines on stderr, the value on stdout (default); stream-json: one NDJSON event per "
@@ -91,6 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--budget", type=_non_negative_int, metavar="TOKENS", help="output-token budget of the run")
     run.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
     run.set_defaults(handler=cmd_run)
+
+    answer = commands.add_parser(
+        "answer", help="answer a question an actor of a running workflow asked",
+        description="Answer an escalation of a run that is not attached to a terminal (e.g. --progress stream-json): "
+                    "QUESTION_ID is the id of its escalation-raised event. Exit 0 answered, 2 unknown id or "
+                    "already answered.")
+    answer.add_argument("question_id", metavar="QUESTION_ID")
+    answer.add_argument("text", metavar="TEXT")
+    answer.add_argument("--workspace", metavar="DIR", help="the run's workspace (default: the current directory)")
+    answer.set_defaults(handler=cmd_answer)
     return parser
 
 
@@ -231,10 +249,15 @@ def cmd_run(args) -> int:
 
     problems: list[str] = []
     run_args = _load_run_args(args.args, problems)
-    port = _load_agent_port(args.agent, problems, Path(args.workspace) if args.workspace else Path.cwd())
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
     if not workspace.is_dir():
         problems.append(f"the workspace {workspace} is not a directory")
+    else:
+        from .agent_definitions import check_agent_types
+
+        problems.extend(check_agent_types(program, workspace))
+    port = _load_agent_port(args.agent, problems, workspace, model=getattr(args, "model", None),
+                            actor_tools=getattr(args, "actor_tools", None))
     given = tuple(run_args or ())
     if run_args is not None:
         from .arguments import ArgumentError, validate_args
@@ -302,7 +325,8 @@ def _load_run_args(text: str | None, problems: list[str]) -> dict | None:
     return value
 
 
-def _load_agent_port(spec: str | None, problems: list[str], workspace: Path):
+def _load_agent_port(spec: str | None, problems: list[str], workspace: Path, *, model: str | None = None,
+                     actor_tools: str | None = None):
     from .scripted import FixtureError, ScriptedAgentPort, parse_agent_spec
 
     if not spec:
@@ -322,7 +346,7 @@ def _load_agent_port(spec: str | None, problems: list[str], workspace: Path):
     if kind in ("anthropic", "command"):
         from .command_port import load_agent_port
 
-        return load_agent_port(kind, argument, workspace, problems)
+        return load_agent_port(kind, argument, workspace, problems, actor_tools=actor_tools, model=model)
     problems.append(f"unknown agent port {spec!r}; use scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...'")
     return None
 
@@ -368,9 +392,36 @@ class _TerminalQuestions:
         return answer.strip() or "No answer was given. Proceed on your best judgement and say what you assumed."
 
 
+def _question_port(progress, root: Path, run_id: str, args):
+    """Terminal runs ask on the terminal; headless ones (stdin not a terminal, or --progress
+    stream-json) publish the question under .dwf/questions/ for `dwfc answer` (RUNTIME §4)."""
+    if _isatty(sys.stdin) and args.progress != "stream-json":
+        return _TerminalQuestions(progress)
+    from .questions import FileQuestions
+
+    return FileQuestions(root, run_id, notify=progress.notice)
+
+
+def cmd_answer(args) -> int:
+    """`dwfc answer QUESTION_ID TEXT`: answer a pending escalation of a headless run."""
+    from .questions import AnswerError, write_answer
+
+    workspace = Path(args.workspace) if args.workspace else Path.cwd()
+    if not workspace.is_dir():
+        raise UsageError(f"the workspace {workspace} is not a directory")
+    try:
+        record = write_answer(workspace, args.question_id, args.text)
+    except AnswerError as error:
+        raise UsageError(str(error)) from None
+    who = record.get("actor") or "an anonymous actor"
+    print(f"dwfc: answered question {args.question_id} from {who}", file=sys.stderr)
+    return EXIT_OK
+
+
 def _execute_run(program, script: str, path: str, run_args: dict, port, workspace: Path, progress, args):
     """Run to settlement; returns the RunResult, or the list of problems when the engine refuses."""
     import signal
+    import uuid
 
     import anyio
 
@@ -393,11 +444,13 @@ def _execute_run(program, script: str, path: str, run_args: dict, port, workspac
 
     async def run_with(journal):
         root = workspace.resolve()
+        run_id = f"dwfrun-{uuid.uuid4().hex}"
+        questions = _question_port(progress, root, run_id, args)
         request = StartRequest(
             script=script, agent_port=port, path=path, args=run_args, journal=journal,
             world=LocalWorld(root, allowed_commands=frozenset(program.commands)),
             artifacts=ArtifactStore(root),
-            questions=_TerminalQuestions(progress) if _isatty(sys.stdin) else None,
+            questions=questions, run_id=run_id,
             max_concurrency=args.max_concurrency, budget=args.budget, listeners=[progress],
             approved_commands=frozenset(program.commands))
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:

@@ -382,3 +382,44 @@ async def test_actor_tools_run_command(workspace, monkeypatch):
     noisy = ActorTools(workspace, "exec", output_cap=100)
     big = await noisy.call("run_command", {"argv": [sys.executable, "-c", "print('x' * 5000)"]}, None)
     assert "truncated" in big.text and len(big.text) < 400
+
+
+# ---------------------------------------------------------------- strict submit_result
+
+
+def test_strict_submit_tool_when_the_schema_fits_the_subset():
+    from dwf.runtime.anthropic_port import submit_tool
+
+    schema = {"type": "object", "additionalProperties": False, "required": ["name", "tags", "kind"],
+              "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
+                             "kind": {"enum": ["a", "b"]}}}
+    tool, wrapped = submit_tool(schema)
+    assert tool["strict"] is True and not wrapped and tool["input_schema"] == schema
+    tool, wrapped = submit_tool({"type": "array", "items": {"type": "integer"}})
+    assert tool["strict"] is True and wrapped and tool["input_schema"]["additionalProperties"] is False
+
+
+def test_unsupported_constraints_are_folded_into_the_description():
+    from dwf.runtime.anthropic_port import submit_tool
+
+    schema = {"type": "object", "additionalProperties": False, "required": ["title", "items", "score"],
+              "properties": {"title": {"type": "string", "minLength": 3, "pattern": "^[A-Z]"},
+                             "items": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+                             "score": {"type": "number", "maximum": 10}}}
+    tool, _ = submit_tool(schema)
+    assert "strict" not in tool and tool["input_schema"] == schema
+    for line in ("- $.title: minLength 3", '- $.title: pattern "^[A-Z]"', "- $.items: minItems 2",
+                 "- $.score: maximum 10"):
+        assert line in tool["description"]
+    optional = {"type": "object", "properties": {"a": {"type": "string"}}}  # not closed, optional property
+    tool, _ = submit_tool(optional)
+    assert "strict" not in tool and "constraints" not in tool["description"]
+
+
+@pytest.mark.anyio
+async def test_typed_ask_sends_the_strict_flag_over_the_wire(api, tmp_path):
+    api.queue(tool_use("submit_result", {"name": "x", "count": 3}), text("Submitted."))
+    result, _ = await run(TYPED, make_port(api, tmp_path))
+    assert result.value == {"name": "x", "count": 3}
+    submit = next(t for t in api.requests[0]["tools"] if t["name"] == "submit_result")
+    assert submit.get("strict") is True

@@ -170,3 +170,36 @@ def test_load_agent_port_for_the_cli(tmp_path, monkeypatch):
     port = load_agent_port("anthropic", "claude-x", tmp_path, problems)
     assert isinstance(port, AnthropicAgentPort) and port.model == "claude-x" and port.tools.tool_set == "exec"
     assert load_agent_port("anthropic", None, tmp_path / "missing", problems) is None and "not a directory" in problems[-1]
+
+
+def test_load_agent_port_model_and_actor_tools(tmp_path, monkeypatch):
+    from dwf.runtime.command_port import load_agent_port
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.delenv("DWF_ACTOR_TOOLS", raising=False)
+    problems: list[str] = []
+    port = load_agent_port("anthropic", None, tmp_path, problems, actor_tools="exec", model="claude-from-flag")
+    assert problems == [] and port.model == "claude-from-flag" and port.tools.tool_set == "exec"
+    port = load_agent_port("anthropic", "claude-x", tmp_path, problems, model="claude-x")
+    assert problems == [] and port.model == "claude-x" and port.tools.tool_set == "write"
+    assert load_agent_port("anthropic", "claude-x", tmp_path, problems, model="claude-y") is None
+    assert "contradicts" in problems[-1]
+
+
+def test_dwfc_run_flags_reach_the_anthropic_port(tmp_path, monkeypatch):
+    from dwf.runtime import cli
+
+    seen = {}
+
+    def fake_loader(kind, argument, workspace, problems, actor_tools=None, model=None):
+        seen.update(kind=kind, argument=argument, actor_tools=actor_tools, model=model)
+        problems.append("stop here")
+        return None
+
+    monkeypatch.setattr("dwf.runtime.command_port.load_agent_port", fake_loader)
+    (tmp_path / "s.dwf.py").write_text('meta = {"name": "s", "description": "d"}\nreturn await agent().ask("x")\n')
+    code = cli.main(["run", str(tmp_path / "s.dwf.py"), "--yes", "--agent", "anthropic", "--model", "claude-m",
+                     "--actor-tools", "read", "--progress", "json", "--workspace", str(tmp_path)])
+    assert code == 2 and seen == {"kind": "anthropic", "argument": None, "actor_tools": "read", "model": "claude-m"}
+    help_text = cli.build_parser()._subparsers._group_actions[0].choices["run"].format_help()
+    assert "--actor-tools {read,write,exec}" in help_text and "--model MODEL" in help_text

@@ -1,0 +1,137 @@
+"""This module defines the file-based QuestionPort (RUNTIME §4): escalations of a headless run
+answered by another process with `dwfc answer QUESTION_ID TEXT`.
+
+The running process writes `.dwf/questions/<id>.json` (`id`, `run_id`, `actor`, `question`,
+`context`, `asked_at`) under the workspace, and polls for `.dwf/questions/<id>.answer` (UTF-8
+text) at most every 0.2 s. Waiting has no timeout: cancelling the run is the only other exit.
+`write_answer` (used by `dwfc answer`) writes the answer atomically — a temporary file in the
+same directory, then a hard link onto the final name, which fails if an answer already exists —
+so a reader never sees a partial answer and a question is answered at most once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import anyio
+
+POLL_INTERVAL_S = 0.2
+QUESTIONS_DIR = Path(".dwf") / "questions"
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
+
+
+class AnswerError(Exception):
+    """`dwfc answer` cannot answer: unknown id, already answered, or unwritable."""
+
+
+def questions_dir(workspace: str | os.PathLike) -> Path:
+    return Path(workspace) / QUESTIONS_DIR
+
+
+def valid_id(question_id: str) -> bool:
+    return isinstance(question_id, str) and bool(_ID.match(question_id))
+
+
+class FileQuestions:
+    """A QuestionPort over `.dwf/questions/` (see the module docstring)."""
+
+    def __init__(self, workspace: str | os.PathLike, run_id: str | None = None, *,
+                 notify: Callable[[str], None] | None = None, poll_interval_s: float = POLL_INTERVAL_S):
+        self.directory = questions_dir(workspace)
+        self.run_id = run_id
+        self.notify = notify
+        self.poll_interval_s = min(POLL_INTERVAL_S, poll_interval_s) if poll_interval_s > 0 else POLL_INTERVAL_S
+
+    async def ask_owner(self, question_id: str, actor: Any, question: str, context: str | None) -> str:
+        if not valid_id(question_id):
+            raise ValueError(f"unusable question id {question_id!r}")
+        record = {"id": question_id, "run_id": self.run_id, "actor": getattr(actor, "name", None),
+                  "actor_id": getattr(actor, "actor_id", None), "question": question, "context": context,
+                  "asked_at": time.time()}
+        await anyio.to_thread.run_sync(self._write_question, question_id, record)
+        if self.notify is not None:
+            who = record["actor"] or "an anonymous actor"
+            self.notify(f"question {question_id} from {who}: {question}\n"
+                        f"  answer it with: dwfc answer {question_id} 'TEXT'")
+        answer_path = self.directory / f"{question_id}.answer"
+        while True:
+            answer = await anyio.to_thread.run_sync(_read_if_present, answer_path)
+            if answer is not None:
+                return answer
+            await anyio.sleep(self.poll_interval_s)
+
+    def _write_question(self, question_id: str, record: dict) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        stale = self.directory / f"{question_id}.answer"
+        if stale.exists():  # an answer left by an earlier run with the same id is not for this question
+            stale.unlink()
+        _atomic_write(self.directory / f"{question_id}.json", json.dumps(record, indent=2) + "\n", exclusive=False)
+
+
+def write_answer(workspace: str | os.PathLike, question_id: str, text: str) -> dict:
+    """Answer a pending question; returns its record. Raises AnswerError (unknown id, already
+    answered, empty answer)."""
+    if not valid_id(question_id):
+        raise AnswerError(f"{question_id!r} is not a question id (ids look like dwfq-1a2b3c4d-1)")
+    directory = questions_dir(workspace)
+    question_path = directory / f"{question_id}.json"
+    try:
+        record = json.loads(question_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise AnswerError(f"there is no pending question {question_id} in {directory}; the id comes from the "
+                          "run's escalation-raised event (pass --workspace DIR if the run uses another workspace)") from None
+    except (OSError, ValueError) as error:
+        raise AnswerError(f"cannot read the question {question_path}: {getattr(error, 'strerror', None) or error}") from None
+    if not text.strip():
+        raise AnswerError("the answer is empty; pass the answer text as the second argument")
+    answer_path = directory / f"{question_id}.answer"
+    if answer_path.exists():
+        raise AnswerError(f"question {question_id} was already answered; an answer cannot be changed")
+    try:
+        _atomic_write(answer_path, text, exclusive=True)
+    except FileExistsError:
+        raise AnswerError(f"question {question_id} was already answered; an answer cannot be changed") from None
+    except OSError as error:
+        raise AnswerError(f"cannot write the answer {answer_path}: {error.strerror or error}") from None
+    return record if isinstance(record, dict) else {}
+
+
+def _atomic_write(target: Path, text: str, *, exclusive: bool) -> None:
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if exclusive:
+            try:
+                os.link(temp, target)  # atomic, and fails if the target exists
+            except FileExistsError:
+                raise
+            except OSError:  # no hard links on this filesystem: check-then-rename
+                if target.exists():
+                    raise FileExistsError(str(target)) from None
+                os.replace(temp, target)
+        else:
+            os.replace(temp, target)
+    finally:
+        try:
+            os.unlink(temp)
+        except FileNotFoundError:
+            pass
+
+
+def _read_if_present(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+__all__ = ["AnswerError", "FileQuestions", "POLL_INTERVAL_S", "questions_dir", "valid_id", "write_answer"]

@@ -157,6 +157,13 @@ def cmd_plan(args) -> int:
         except ArgumentError as error:
             count = len(error.problems)
             raise _usage(f"{count} problem{'s' if count != 1 else ''} with --args: " + "; ".join(error.problems)) from None
+    from pathlib import Path
+
+    from .agent_definitions import check_agent_types
+
+    unknown = check_agent_types(result.program, Path.cwd())  # LANGUAGE §6.1: an error when planned
+    if unknown:
+        raise _usage("; ".join(unknown))
     graphs = build_graphs(result.program, result.source)
     plan = build_plan(result, values, tuple(given or ()), graphs=graphs)
     if args.format == "json":

@@ -186,3 +186,22 @@ def test_compiler_warnings_are_part_of_the_plan(capsys, tmp_path):
     plan = json.loads(dwfc(capsys, "plan", str(script), "--format", "json")[1])
     assert [d["code"] for d in plan["diagnostics"]] == ["DWF309"] and plan["warnings"] == []
     assert [p["id"] for p in plan["phases"]] == ["unphased"]
+
+
+def test_unknown_agent_type_is_an_error_when_planned(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "typed.dwf.py"
+    script.write_text('meta = {"name": "typed", "description": "d"}\nphase("P")\n'
+                      'x = await agent("r", agent_type="code-reviewer").ask("hi")\n')
+    dwfc = str(Path(sys.executable).parent / "dwfc")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "DWF_HOME"}
+    env["DWF_HOME"] = str(tmp_path / "home")
+    refused = subprocess.run([dwfc, "plan", "typed.dwf.py"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert refused.returncode == 2 and 'no agent definition named "code-reviewer"' in refused.stderr
+    (tmp_path / ".claude" / "agents").mkdir(parents=True)
+    (tmp_path / ".claude" / "agents" / "code-reviewer.md").write_text("---\nname: code-reviewer\ndescription: d\n---\nReview.\n")
+    planned = subprocess.run([dwfc, "plan", "typed.dwf.py"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert planned.returncode == 0 and planned.stdout.startswith("Plan: typed")

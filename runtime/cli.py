@@ -420,13 +420,13 @@ def cmd_answer(args) -> int:
 
 def _execute_run(program, script: str, path: str, run_args: dict, port, workspace: Path, progress, args):
     """Run to settlement; returns the RunResult, or the list of problems when the engine refuses."""
-    import signal
     import uuid
 
     import anyio
 
     from .artifacts import ArtifactStore
-    from .engine import Engine, StartError, StartRequest
+    from .driver import drive
+    from .engine import StartRequest
     from .journal import JournalError
     from .sqlite_journal import SqliteJournal
     from .world import LocalWorld
@@ -453,32 +453,7 @@ def _execute_run(program, script: str, path: str, run_args: dict, port, workspac
             questions=questions, run_id=run_id,
             max_concurrency=args.max_concurrency, budget=args.budget, listeners=[progress],
             approved_commands=frozenset(program.commands))
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with Engine() as engine:
-                try:
-                    run = engine.start(request)
-                except StartError as error:
-                    return list(error.problems)
-
-                async def stop_on_signal():
-                    async for _ in signals:
-                        if run.settled.is_set():
-                            continue
-                        progress.notice("interrupted: stopping the run (it settles within a few seconds)")
-                        run.cancel("interrupted")
-
-                async def refresh_live_status():
-                    while True:
-                        await anyio.sleep(0.5)
-                        progress.refresh()
-
-                async with anyio.create_task_group() as group:
-                    group.start_soon(stop_on_signal)
-                    if progress.live:
-                        group.start_soon(refresh_live_status)
-                    result = await run.result
-                    group.cancel_scope.cancel()
-                return result
+        return await drive(request, progress)
 
     return anyio.run(main)
 

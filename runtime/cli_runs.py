@@ -1,6 +1,6 @@
 """This module defines the run-management subcommands of `dwfc` (TOOLS §1) over a workspace's
 journal (`<workspace>/.dwf/state.db`): `runs`, `show RUN`, `events RUN [--follow]`,
-`resume RUN` and `cancel RUN`. `add_parsers(commands)` adds them to the `dwfc` parser.
+`resume RUN`, `amend RUN FILE` and `cancel RUN`. `add_parsers(commands)` adds them to the `dwfc` parser.
 
 A RUN is a run id or a unique prefix of one (with or without `dwfrun-`); an ambiguous prefix
 lists the candidates and exits 2. Every command first reconciles the journal: runs left
@@ -72,6 +72,25 @@ def add_parsers(commands) -> None:
                         help="as for `dwfc run`: text lines on stderr, stream-json NDJSON events, or json (the result)")
     workspace_option(resume)
     resume.set_defaults(handler=cmd_resume)
+
+    amend = commands.add_parser(
+        "amend", help="start an edited script as the successor of a run, importing its finished work",
+        description="Amend RUN with the script FILE (RUNTIME §5.2): a live RUN is stopped as stopped(superseded); "
+                    "a new run starts whose named actors import the predecessor's finished asks in order (zero "
+                    "tokens) until the first changed ask, and whose reads import by content, until the first side "
+                    "effect. The args of RUN are kept. Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
+    amend.add_argument("run", metavar="RUN")
+    amend.add_argument("file", metavar="FILE")
+    amend.add_argument("--agent", metavar="PORT", required=True,
+                       help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...'")
+    amend.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
+    amend.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
+                       help="the workspace tools --agent anthropic offers actors")
+    amend.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
+                       help="as for `dwfc run`: text lines on stderr, stream-json NDJSON events, or json (the result)")
+    amend.add_argument("--yes", "-y", action="store_true", help="approve without the interactive prompt")
+    workspace_option(amend)
+    amend.set_defaults(handler=cmd_amend)
 
     cancel = commands.add_parser(
         "cancel", help="stop a running run (from another process)",
@@ -372,3 +391,117 @@ def _questions(cli, progress, root: Path, run_id: str, args):
         return port_for(progress, root, run_id, args)
     return cli._TerminalQuestions(progress) if cli._isatty(sys.stdin) else None
 
+
+
+# ---------------------------------------------------------------- amend
+
+
+def cmd_amend(args) -> int:
+    from dwf.compiler import render
+
+    from .cli import _isatty, _load_agent_port, compile_path
+    from .progress import make_progress
+
+    journal, control = _open(args)
+    try:
+        row = _resolve(journal, args.run)
+    finally:
+        if journal is not None:
+            journal.close()
+    root = _workspace(args)
+    path = Path(args.file)
+    if not path.is_file():
+        raise _usage(f"no such script: {path}")
+    compiled = compile_path(path)
+    if compiled.program is None:
+        sys.stderr.write(render.render_full(compiled))
+        print("dwfc: error: the script has errors; the run was not amended", file=sys.stderr)
+        return EXIT_ERRORS
+    problems: list[str] = []
+    options = {name: getattr(args, name) for name in ("model", "actor_tools") if getattr(args, name, None)}
+    port = _load_agent_port(args.agent, problems, root, **options)
+    if problems:
+        for problem in problems:
+            print(f"dwfc: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.progress == "text" or not args.yes:
+        live = " (it is running: it will be stopped as superseded)" if row.status == "running" else ""
+        commands = ", ".join(sorted(compiled.program.commands)) or "none"
+        sys.stderr.write(f"Amend run {row.id} ({service.status_text(row)}){live}\n"
+                         f"  Script: {path}\n  Workspace: {root}\n  Agent: {args.agent}\n  Commands: {commands}\n")
+    if not args.yes:
+        if not _isatty(sys.stdin):
+            raise _usage("cannot ask for approval: standard input is not a terminal; pass --yes to approve")
+        sys.stderr.write("Amend this run? [y/N] ")
+        sys.stderr.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            print("dwfc: not approved; nothing ran", file=sys.stderr)
+            return EXIT_USAGE
+    progress = make_progress(args.progress)
+    outcome = _execute_amend(compiled.program, compiled.source.text, row, str(path), port, root, progress, args)
+    if isinstance(outcome, list):
+        for problem in outcome:
+            print(f"dwfc: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    progress.finish(outcome)
+    return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
+
+
+def _execute_amend(program, script: str, row, path: str, port, root: Path, progress, args):
+    """Amend to settlement (mirrors `_execute_resume`); the RunResult, or the refusal problems."""
+    import signal
+
+    import anyio
+
+    from . import cli
+    from .amend import amend
+    from .artifacts import ArtifactStore
+    from .engine import Engine, StartError
+    from .journal import JournalError
+    from .sqlite_journal import SqliteJournal
+    from .world import LocalWorld
+
+    async def main():
+        try:
+            journal = SqliteJournal.for_workspace(root)
+        except JournalError as error:
+            return [str(error)]
+        try:
+            return await run_with(journal)
+        finally:
+            journal.close()
+
+    async def run_with(journal):
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with Engine() as engine:
+                try:
+                    run = await amend(
+                        engine, row.id, script, journal=journal, agent_port=port, path=path,
+                        control_dir=service.control_dir(root),
+                        world=LocalWorld(root, allowed_commands=frozenset(program.commands)),
+                        artifacts=ArtifactStore(root), questions=_questions(cli, progress, root, row.id, args),
+                        listeners=[progress], approved_commands=frozenset(program.commands))
+                except StartError as error:
+                    return list(error.problems)
+
+                async def stop_on_signal():
+                    async for _ in signals:
+                        if run.settled.is_set():
+                            continue
+                        progress.notice("interrupted: stopping the run (it settles within a few seconds)")
+                        run.cancel("interrupted")
+
+                async def refresh_live_status():
+                    while True:
+                        await anyio.sleep(0.5)
+                        progress.refresh()
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(stop_on_signal)
+                    if progress.live:
+                        group.start_soon(refresh_live_status)
+                    result = await run.result
+                    group.cancel_scope.cancel()
+                return result
+
+    return anyio.run(main)

@@ -90,6 +90,10 @@ class StartRequest:
     # Where the owner record and cancel requests of runs live (`<workspace>/.dwf/runs`). None:
     # derived from a file-backed journal (`<journal folder>/runs`); a MemoryJournal has none.
     control_dir: Path | None = None
+    # Amend (RUNTIME §5.2, runtime/amend.py): the predecessor this run was amended from, and the
+    # `ImportedCache` built from it (consulted after the run's own journal, before going live).
+    resumed_from: str | None = None
+    imported_cache: Any = None
 
 
 @dataclass
@@ -262,6 +266,9 @@ class Run:
         self._stop_reason: str | None = None
         self._question_count = 0
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
+        self.cache = request.imported_cache
+        if self.cache is None and stored is not None and stored.resumed_from:
+            self.cache = _rebuild_cache(self.journal, stored.resumed_from)
         self.interpreter = Interpreter(program, self, limits=request.limits, args=args)
         self.interpreter.source_lines = request.script.splitlines()
         try:
@@ -283,7 +290,8 @@ class Run:
         self.journal.create_run(RunRow(
             id=self.id, script=request.script, script_sha256=program.source_sha256, ir_hash=program.ir_hash,
             compiler_version=program.compiler_version, args=args, meta=program.meta,
-            caps={"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": request.budget}))
+            caps={"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": request.budget},
+            resumed_from=request.resumed_from))
 
     # ------------------------------------------------------------ contract
 
@@ -326,6 +334,8 @@ class Run:
 
     async def _main(self) -> None:
         extra = {"resumed": True} if self.resumed else {}
+        if self.request.resumed_from:
+            extra["amended_from"] = self.request.resumed_from
         self.events.emit("run-started", caps={"max_concurrency": int(self.limiter.total_tokens), "max_agents": self.max_agents,
                                                "budget": self.budget_limit},
                          meta=self.meta, args=self.args, **extra)
@@ -363,7 +373,7 @@ class Run:
             if self.settled.is_set():
                 return
             if run_service.cancel_requested(self.control_dir, self.id):
-                self.cancel("user")
+                self.cancel(run_service.cancel_reason(self.control_dir, self.id))
                 return
 
     async def _watch_grace(self) -> None:
@@ -422,6 +432,8 @@ class Run:
         self.actors[key] = spec
         self.actor_locks[key] = anyio.Lock()
         self.journal.put_actor(self.id, site, key, name, system, model)
+        if self.cache is not None:
+            self.cache.attach(name or None, system)
         self.events.emit("actor-created", site=site, key=key, name=name, system=system, model=model,
                          agent_type=agent_type, phase=self.phase)
         return ActorHandle(key, name or None, site, key)
@@ -442,22 +454,36 @@ class Run:
     # ------------------------------------------------------------ host: effects
 
     async def _effect(self, site: str, key: str, kind: str, actor: str | None, inputs: Any,
-                      execute: Callable[[Callable[[], None]], Awaitable[Any]], queued: dict | None = None) -> Any:
+                      execute: Callable[[Callable[[], None]], Awaitable[Any]], queued: dict | None = None,
+                      lookup: Callable[[str], Any] | None = None, usage_of: Callable[[], dict] | None = None) -> Any:
         """Journal and run one effect. `execute(started)` performs it and calls `started()` at the
-        moment it is really dispatched (an ask after its actor's turn and a concurrency slot)."""
+        moment it is really dispatched (an ask after its actor's turn and a concurrency slot).
+        `lookup(digest)` (amend runs) returns `(True, journal result, usage)` to import the
+        predecessor's result instead, or None; `usage_of()` gives the usage JSON of the row."""
         digest = input_hash(inputs)
         row = self.journal.get_node(self.id, site, key)
         if row is not None and row.status in ("completed", "failed"):
             if row.input_hash != digest:
                 raise FatalError("InputHashMismatch", f"{key}: the journal recorded different inputs for this effect")
+            if self.cache is not None:
+                self.cache.note_replayed(row)
+            extra = {"imported": True} if row.imported else {}
             self.events.emit("node-settled", site=site, key=key, kind=kind, outcome="ok" if row.status == "completed" else "failed",
-                             cached=True, phase=self.phase)
+                             cached=True, phase=self.phase, **extra)
             if row.status == "failed":
                 raise ScriptError(row.error["type"], row.error["message"])
             return Record.from_journal(row.result)
         phase = self.phase
-        self.events.emit("node-queued", site=site, key=key, kind=kind, actor=actor, phase=phase, **(queued or {}))
         stored_input = inputs if len(str(inputs)) <= 4096 else {"truncated": str(inputs)[:4096]}
+        hit = lookup(digest) if lookup is not None else None
+        if hit is not None:
+            _, result, usage = hit
+            self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "completed",
+                                          result=result, usage=usage, imported=True))
+            self.events.emit("node-settled", site=site, key=key, kind=kind, actor=actor, outcome="ok", cached=True,
+                             imported=True, phase=phase)
+            return Record.from_journal(result)
+        self.events.emit("node-queued", site=site, key=key, kind=kind, actor=actor, phase=phase, **(queued or {}))
         self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "running"))
 
         def started() -> None:
@@ -470,7 +496,7 @@ class Run:
         except ScriptError as error:
             outcome = "failed"
             self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "failed",
-                                          error=error.to_json()))
+                                          error=error.to_json(), usage=usage_of() if usage_of else {}))
             raise
         except FatalError:
             outcome = "failed"
@@ -481,7 +507,7 @@ class Run:
         else:
             outcome = "ok"
             self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "completed",
-                                          result=to_journal(value)))
+                                          result=to_journal(value), usage=usage_of() if usage_of else {}))
             return value
         finally:
             if self.live_nodes.pop((site, key), None) is not None:
@@ -498,18 +524,46 @@ class Run:
         if self.budget_limit is not None and self.usage.output_tokens >= self.budget_limit:
             raise ScriptError("BudgetExceeded", f"the token budget ({self.budget_limit:,} output tokens) is spent")
 
+        channel_box: list[_Channel] = []
+
         async def execute(started):
             async with self.actor_locks[spec.actor_id]:
                 async with self.limiter:
                     started()
                     self.actors_started.add(spec.actor_id)
                     request = AskRequest(self.id, spec, site, key, instructions, schema, label)
-                    return await self._run_ask(request, schema_key)
+                    channel = _Channel(self, request, schema_key)
+                    channel_box.append(channel)
+                    return await self._run_ask(request, schema_key, channel)
 
-        return await self._effect(site, key, "ask", spec.name or spec.actor_id, inputs, execute, queued)
+        def usage_of() -> dict:
+            # The ask's own usage, and whether it was pure (no tool touched the world): stored in
+            # the node's usage JSON so a later amend knows which entries survive a closed cache.
+            if not channel_box:
+                return {}
+            channel = channel_box[-1]
+            return {**channel.ask_usage.to_json(), "pure": not channel.touched}
 
-    async def _run_ask(self, request: AskRequest, schema_key: str | None) -> Any:
-        channel = _Channel(self, request, schema_key)
+        lookup = None
+        if self.cache is not None and spec.name:
+            def lookup(digest: str):
+                entry = self.cache.take_ask(spec.name, digest)
+                if entry is None:
+                    return None
+                return True, entry.result, {**Usage().to_json(), "pure": entry.pure}
+
+        return await self._effect(site, key, "ask", spec.name or spec.actor_id, inputs, execute, queued,
+                                  lookup=lookup, usage_of=usage_of)
+
+    def close_import_cache(self, cause: str, **info: Any) -> None:
+        """The first side effect of an amend run closes its imported cache (RUNTIME §5.2)."""
+        if self.cache is not None and self.cache.close(cause):
+            # RUNTIME §6 has no event type of its own for this: a `log` event that says so
+            self.events.emit("log", message=f"the imported cache closed at the first side effect ({cause})",
+                             import_cache_closed=True, cause=cause, phase=self.phase, **info)
+
+    async def _run_ask(self, request: AskRequest, schema_key: str | None, channel: _Channel | None = None) -> Any:
+        channel = channel or _Channel(self, request, schema_key)
         port = self.request.agent_port
         try:
             text = await port.run_turn(request, request.instructions, channel)
@@ -548,7 +602,13 @@ class Run:
             started()
             return await world.read(op, arguments, {})
 
-        return await self._effect(site, key, "read", None, {"op": op, "args": arguments}, execute)
+        lookup = None
+        if self.cache is not None:
+            def lookup(digest: str):
+                found, result = self.cache.take_read(digest)
+                return (True, result, {}) if found else None
+
+        return await self._effect(site, key, "read", None, {"op": op, "args": arguments}, execute, lookup=lookup)
 
     async def world_run(self, site: str, key: str, cmd: str, arguments: list[str], timeout_s: float) -> Any:
         world = self.request.world
@@ -557,6 +617,7 @@ class Run:
         if world is None:
             raise ScriptError("WorldError", "this run has no workspace to run commands in")
         async def execute(started):
+            self.close_import_cache("world.run", site=site, key=key, command=cmd)  # before dispatch
             started()
             return await world.run(cmd, arguments, timeout_s)
 
@@ -635,6 +696,8 @@ class _Channel:
         self.rejections = 0
         self.last_violations: list[str] = []
         self.escalations = 0
+        self.ask_usage = Usage()
+        self.touched = False
 
     async def submit(self, value: Any) -> Verdict:
         if self.schema_key is None:
@@ -678,13 +741,27 @@ class _Channel:
         self.run.events.emit("node-progress", site=self.request.site, key=self.request.key, message=message, **info)
 
     def usage(self, usage: Usage) -> None:
+        self.ask_usage.add(usage)
         self.run.usage.add(usage)
         self.run.events.emit("usage-updated", site=self.request.site, key=self.request.key, ask=usage.to_json(),
                              run=self.run.usage.to_json())
 
     def touched_world(self) -> None:
+        self.touched = True
+        self.run.close_import_cache("ask", site=self.request.site, key=self.request.key, actor=self.request.actor.name)
         self.run.events.emit("node-progress", site=self.request.site, key=self.request.key, message="modified the workspace",
                              touched_world=True)
+
+
+def _rebuild_cache(journal, predecessor: str):
+    """The imported cache of an amended run being resumed; None when it cannot be rebuilt
+    (unconsumed imports then just run live)."""
+    from .amend import ImportedCache
+
+    try:
+        return ImportedCache.build(journal, predecessor)
+    except Exception:
+        return None
 
 
 def _violations(validator, value: Any) -> list[str]:

@@ -11,8 +11,9 @@ detects a reboot. A run whose row says `running` but whose owner is gone (no rec
 process, another process under that pid, a zombie, another boot) is marked
 `stopped(interrupted)`. An owner on another host cannot be checked and is left alone.
 
-A cancel request is the file `<run id>.cancel`; the owning process polls for it
-(`CANCEL_POLL_S`) and stops the run as `stopped(user)`.
+A cancel request is the file `<run id>.cancel` = {reason, by_pid}; the owning process polls for
+it (`CANCEL_POLL_S`) and stops the run as `stopped(reason)` (`user`, or `superseded` when the run
+is amended, see `amend.py`).
 """
 
 from __future__ import annotations
@@ -139,10 +140,21 @@ def release(control: Path, run_id: str) -> None:
             pass
 
 
-def request_cancel(control: Path, run_id: str) -> None:
+def request_cancel(control: Path, run_id: str, reason: str = "user") -> None:
+    """Ask the owning process to stop the run as `stopped(reason)` (`user`, or `superseded` by amend)."""
     control = Path(control)
     control.mkdir(parents=True, exist_ok=True)
-    _cancel_path(control, run_id).write_text(json.dumps({"reason": "user", "by_pid": os.getpid()}), encoding="utf-8")
+    _cancel_path(control, run_id).write_text(json.dumps({"reason": reason, "by_pid": os.getpid()}), encoding="utf-8")
+
+
+def cancel_reason(control: Path, run_id: str) -> str:
+    """The stop reason of a pending cancel request (`user` when the file does not say)."""
+    try:
+        data = json.loads(_cancel_path(control, run_id).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "user"
+    reason = data.get("reason") if isinstance(data, dict) else None
+    return reason if reason in ("user", "superseded") else "user"
 
 
 def cancel_requested(control: Path, run_id: str) -> bool:

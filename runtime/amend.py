@@ -145,7 +145,6 @@ class ImportedCache:
         if row.kind == "ask":
             candidate = self.actors.get(row.actor) if row.actor else None
             if candidate is not None and candidate.attached:
-                seq = candidate.admitted
                 candidate.admitted += 1
                 if not row.imported:
                     candidate.diverged = True

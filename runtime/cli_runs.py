@@ -326,13 +326,12 @@ def cmd_resume(args) -> int:
 
 def _execute_resume(program, row, path: str, port, root: Path, progress, args):
     """Resume to settlement (mirrors `cli._execute_run`); the RunResult, or the refusal problems."""
-    import signal
-
     import anyio
 
-    from .artifacts import ArtifactStore
     from . import cli
-    from .engine import Engine, StartError, StartRequest
+    from .artifacts import ArtifactStore
+    from .driver import drive
+    from .engine import StartRequest
     from .journal import JournalError
     from .sqlite_journal import SqliteJournal
     from .world import LocalWorld
@@ -354,32 +353,7 @@ def _execute_resume(program, row, path: str, port, root: Path, progress, args):
             artifacts=ArtifactStore(root),
             questions=_questions(cli, progress, root, row.id, args),
             listeners=[progress], control_dir=service.control_dir(root))
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with Engine() as engine:
-                try:
-                    run = engine.start(request)
-                except StartError as error:
-                    return list(error.problems)
-
-                async def stop_on_signal():
-                    async for _ in signals:
-                        if run.settled.is_set():
-                            continue
-                        progress.notice("interrupted: stopping the run (it settles within a few seconds)")
-                        run.cancel("interrupted")
-
-                async def refresh_live_status():
-                    while True:
-                        await anyio.sleep(0.5)
-                        progress.refresh()
-
-                async with anyio.create_task_group() as group:
-                    group.start_soon(stop_on_signal)
-                    if progress.live:
-                        group.start_soon(refresh_live_status)
-                    result = await run.result
-                    group.cancel_scope.cancel()
-                return result
+        return await drive(request, progress)
 
     return anyio.run(main)
 
@@ -449,14 +423,12 @@ def cmd_amend(args) -> int:
 
 def _execute_amend(program, script: str, row, path: str, port, root: Path, progress, args):
     """Amend to settlement (mirrors `_execute_resume`); the RunResult, or the refusal problems."""
-    import signal
-
     import anyio
 
     from . import cli
     from .amend import amend
     from .artifacts import ArtifactStore
-    from .engine import Engine, StartError
+    from .driver import drive
     from .journal import JournalError
     from .sqlite_journal import SqliteJournal
     from .world import LocalWorld
@@ -472,36 +444,14 @@ def _execute_amend(program, script: str, row, path: str, port, root: Path, progr
             journal.close()
 
     async def run_with(journal):
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with Engine() as engine:
-                try:
-                    run = await amend(
-                        engine, row.id, script, journal=journal, agent_port=port, path=path,
-                        control_dir=service.control_dir(root),
-                        world=LocalWorld(root, allowed_commands=frozenset(program.commands)),
-                        artifacts=ArtifactStore(root), questions=_questions(cli, progress, root, row.id, args),
-                        listeners=[progress], approved_commands=frozenset(program.commands))
-                except StartError as error:
-                    return list(error.problems)
+        async def start(engine):
+            return await amend(
+                engine, row.id, script, journal=journal, agent_port=port, path=path,
+                control_dir=service.control_dir(root),
+                world=LocalWorld(root, allowed_commands=frozenset(program.commands)),
+                artifacts=ArtifactStore(root), questions=_questions(cli, progress, root, row.id, args),
+                listeners=[progress], approved_commands=frozenset(program.commands))
 
-                async def stop_on_signal():
-                    async for _ in signals:
-                        if run.settled.is_set():
-                            continue
-                        progress.notice("interrupted: stopping the run (it settles within a few seconds)")
-                        run.cancel("interrupted")
-
-                async def refresh_live_status():
-                    while True:
-                        await anyio.sleep(0.5)
-                        progress.refresh()
-
-                async with anyio.create_task_group() as group:
-                    group.start_soon(stop_on_signal)
-                    if progress.live:
-                        group.start_soon(refresh_live_status)
-                    result = await run.result
-                    group.cancel_scope.cancel()
-                return result
+        return await drive(start, progress)
 
     return anyio.run(main)

@@ -9,15 +9,18 @@ import signal
 
 import anyio
 
-from .engine import Engine, RunResult, StartError, StartRequest
+from typing import Awaitable, Callable
+
+from .engine import Engine, Run, RunResult, StartError, StartRequest
 
 
-async def drive(request: StartRequest, progress) -> RunResult | list[str]:
-    """The run's result, or the problems when the engine refuses to start it."""
+async def drive(start: StartRequest | Callable[[Engine], Awaitable[Run]], progress) -> RunResult | list[str]:
+    """Start a run (a request, or a coroutine function that starts one on the engine, as amend
+    does) and return its result, or the problems when the engine refuses to start it."""
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with Engine() as engine:
             try:
-                run = engine.start(request)
+                run = engine.start(start) if isinstance(start, StartRequest) else await start(engine)
             except StartError as error:
                 return list(error.problems)
 

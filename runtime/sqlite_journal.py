@@ -230,10 +230,18 @@ class SqliteJournal:
         return self._conn
 
     @contextmanager
-    def _write(self, action: str) -> Iterator[sqlite3.Connection]:
-        """A short `BEGIN IMMEDIATE` transaction, committed on exit, rolled back on any error."""
+    def _write(self, action: str, transaction: bool = True) -> Iterator[sqlite3.Connection]:
+        """A short `BEGIN IMMEDIATE` transaction, committed on exit, rolled back on any error.
+
+        The hot paths (node rows and events) write one row with one statement, which SQLite
+        commits atomically on its own; they pass `transaction=False` and save the BEGIN and
+        COMMIT round trips. A content-addressed blob they may insert first needs no atomicity
+        with the row: an orphan blob is harmless and is reused by the next identical value."""
         with self._lock, self._guard(action):
             conn = self._connection()
+            if not transaction:
+                yield conn
+                return
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -464,7 +472,7 @@ class SqliteJournal:
         data = json.dumps(row.input, ensure_ascii=False)
         error = json.dumps(row.error, ensure_ascii=False)
         usage = json.dumps(row.usage, ensure_ascii=False)
-        with self._write(f"record node {row.key} of run {row.run_id}") as conn:
+        with self._write(f"record node {row.key} of run {row.run_id}", transaction=False) as conn:
             result, result_blob = self._dump(conn, row.result)
             conn.execute(
                 "INSERT INTO dwf_node (run_id, site_id, occurrence_key, kind, actor, input_hash, input, status, result, "
@@ -479,7 +487,7 @@ class SqliteJournal:
     # ------------------------------------------------------------ events
 
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
-        with self._write(f"append a {event_type} event to run {run_id}") as conn:
+        with self._write(f"append a {event_type} event to run {run_id}", transaction=False) as conn:
             text, blob = self._dump(conn, payload)
             # The sequence is allocated by the INSERT itself, under the write lock: monotonic and
             # gap-free per run even with several processes appending.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import runs as service
@@ -112,6 +113,17 @@ def _workspace(args) -> Path:
     return root.resolve()
 
 
+@contextmanager
+def _opened(args):
+    """(journal or None when the workspace has no runs yet, control dir), closed on exit."""
+    journal, control = _open(args)
+    try:
+        yield journal, control
+    finally:
+        if journal is not None:
+            journal.close()
+
+
 def _open(args, *, create: bool = False):
     """(journal, control dir) of the workspace, reconciled."""
     from .journal import JournalError
@@ -153,13 +165,8 @@ def _dumps(value) -> str:
 
 
 def cmd_runs(args) -> int:
-    journal, _ = _open(args)
-    rows = []
-    if journal is not None:
-        try:
-            rows = [service.run_summary(journal, row) for row in journal.list_runs(args.limit)]
-        finally:
-            journal.close()
+    with _opened(args) as (journal, _):
+        rows = [service.run_summary(journal, row) for row in journal.list_runs(args.limit)] if journal else []
     if args.json:
         sys.stdout.write(_dumps(rows) + "\n")
         return EXIT_OK
@@ -177,13 +184,8 @@ def cmd_runs(args) -> int:
 
 
 def cmd_show(args) -> int:
-    journal, _ = _open(args)
-    try:
-        row = _resolve(journal, args.run)
-        data = service.snapshot(journal, row)
-    finally:
-        if journal is not None:
-            journal.close()
+    with _opened(args) as (journal, _):
+        data = service.snapshot(journal, _resolve(journal, args.run))
     if args.json:
         sys.stdout.write(_dumps(data) + "\n")
         return EXIT_OK
@@ -293,12 +295,8 @@ def cmd_resume(args) -> int:
     from .cli import _load_agent_port
     from .progress import make_progress
 
-    journal, control = _open(args)
-    try:
+    with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
-    finally:
-        if journal is not None:
-            journal.close()
     problems = service.resume_problems(row)
     if problems:
         raise _usage("; ".join(problems))
@@ -376,12 +374,8 @@ def cmd_amend(args) -> int:
     from .cli import _isatty, _load_agent_port, compile_path
     from .progress import make_progress
 
-    journal, control = _open(args)
-    try:
+    with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
-    finally:
-        if journal is not None:
-            journal.close()
     root = _workspace(args)
     path = Path(args.file)
     if not path.is_file():

@@ -187,14 +187,8 @@ class Compiler(StatementCompiler):
                         raise _with_frame(interp.step_limit(), line, column, frame)
                     try:
                         fn(frame)
-                    except DwfError as error:
-                        raise _with_frame(error, line, column, frame)
-                    except _PYTHON_ERRORS as error:
-                        raise _with_frame(_convert(error), line, column, frame) from None
-                    except RecursionError:
-                        raise _with_frame(sandbox.limit_error("recursion", interp.limits), line, column, frame) from None
-                    except MemoryError:
-                        raise _with_frame(_out_of_memory(), line, column, frame) from None
+                    except _STATEMENT_FAILURES as error:
+                        raise _located(interp, error, line, column, frame) from None
 
             return run_sync, False
 
@@ -208,14 +202,8 @@ class Compiler(StatementCompiler):
                         await fn(frame)
                     else:
                         fn(frame)
-                except DwfError as error:
-                    raise _with_frame(error, line, column, frame)
-                except _PYTHON_ERRORS as error:
-                    raise _with_frame(_convert(error), line, column, frame) from None
-                except RecursionError:
-                    raise _with_frame(sandbox.limit_error("recursion", interp.limits), line, column, frame) from None
-                except MemoryError:
-                    raise _with_frame(_out_of_memory(), line, column, frame) from None
+                except _STATEMENT_FAILURES as error:
+                    raise _located(interp, error, line, column, frame) from None
 
         return run_async, True
 
@@ -729,6 +717,24 @@ class Compiler(StatementCompiler):
 
     def e_invalid(self, node: ir.Invalid) -> Code:
         raise TypeError(f"invalid IR reached the interpreter: {node.what}")
+
+
+_STATEMENT_FAILURES = (DwfError, RecursionError, MemoryError, *_PYTHON_ERRORS)
+
+
+def _located(interp: Interpreter, error: BaseException, line: int, column: int, frame: Frame_) -> DwfError:
+    """The DWF error a failing statement ends with, carrying this statement as a traceback frame:
+    DWF errors as they are, Python errors of allowed operations as script exceptions, runaway
+    recursion and memory as limit errors."""
+    if isinstance(error, DwfError):
+        failure = error
+    elif isinstance(error, RecursionError):
+        failure = sandbox.limit_error("recursion", interp.limits)
+    elif isinstance(error, MemoryError):
+        failure = _out_of_memory()
+    else:
+        failure = _convert(error)
+    return _with_frame(failure, line, column, frame)
 
 
 STATEMENTS: dict[type, Callable] = {

@@ -33,7 +33,6 @@ import argparse
 import datetime
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -47,7 +46,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from report import DOC, use_project_interpreter, write_section  # noqa: E402  (bench/ is not a package)
-from scripts import generate  # noqa: E402
+from scripts import write_scripts  # noqa: E402
 
 SIZES = (100, 1000, 5000)
 REPEATS = {100: 7, 1000: 7, 5000: 3}  # 5,000 lines costs seconds per run; 3 keeps us under 2 min
@@ -281,11 +280,7 @@ def main() -> int:
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="dwf-bench-") as tmp:
-        texts = {n: generate(n) for n in SIZES}
-        files = {n: Path(tmp, f"bench-{n}.dwf.py") for n in SIZES}
-        for n, path in files.items():
-            path.write_text(texts[n], encoding="utf-8")
-        line_counts = {n: texts[n].count("\n") for n in SIZES}
+        texts, files, line_counts = write_scripts(tmp, SIZES)
         rows, startup_s = measure_processes(files, repeats)
         measure_stages(texts[SIZES[0]], str(files[SIZES[0]]), 1)  # warm imports and lazy caches
         stages = {n: measure_stages(texts[n], str(files[n]), in_process[n]) for n in SIZES}

@@ -28,7 +28,6 @@ import argparse
 import datetime
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -42,7 +41,7 @@ sys.path.insert(0, str(HERE))
 
 from check import dwfc_command, run_process  # noqa: E402
 from report import DOC, use_project_interpreter, write_section  # noqa: E402
-from scripts import generate  # noqa: E402
+from scripts import write_scripts  # noqa: E402
 
 SIZES = (100, 1000, 5000)
 REPEATS = {100: 7, 1000: 7, 5000: 3}
@@ -174,11 +173,7 @@ def main() -> int:
     repeats = {n: 3 if options.quick else REPEATS[n] for n in SIZES}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="dwf-bench-") as tmp:
-        texts = {n: generate(n) for n in SIZES}
-        files = {n: Path(tmp, f"bench-{n}.dwf.py") for n in SIZES}
-        for n, path in files.items():
-            path.write_text(texts[n], encoding="utf-8")
-        line_counts = {n: texts[n].count("\n") for n in SIZES}
+        texts, files, line_counts = write_scripts(tmp, SIZES)
         rows, described = measure(files, repeats)
         measure_stages(texts[SIZES[0]], str(files[SIZES[0]]), 1)  # warm imports
         stages = {n: measure_stages(texts[n], str(files[n]), 1 if options.quick or n == 5000 else 3) for n in SIZES}

@@ -17,7 +17,6 @@ import argparse
 import math
 import os
 import platform
-import re
 import sys
 import time
 import resource

@@ -260,3 +260,14 @@ if __name__ == "__main__":  # python bench/scripts.py 1000 > /tmp/bench.dwf.py
     import sys
 
     sys.stdout.write(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 1000))
+
+
+def write_scripts(directory, sizes) -> tuple[dict, dict, dict]:
+    """Generate one script per size into `directory`: (texts, paths, line counts) by size."""
+    from pathlib import Path
+
+    texts = {n: generate(n) for n in sizes}
+    files = {n: Path(directory, f"bench-{n}.dwf.py") for n in sizes}
+    for n, path in files.items():
+        path.write_text(texts[n], encoding="utf-8")
+    return texts, files, {n: texts[n].count("\n") for n in sizes}

@@ -23,6 +23,7 @@ row is settled. Each `node-started` gets exactly one `node-settled`, on every pa
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from dataclasses import dataclass, field
@@ -266,6 +267,12 @@ class Run:
         self._stop_reason: str | None = None
         self._question_count = 0
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
+        self._commit_due = anyio.Event()  # set when the journal opens a group transaction
+        self._journal_failure: JournalError | None = None
+        self._settled_group: int | None = None  # the open group that holds the latest settled effect
+        # Settled rows of the run being resumed, loaded once: replay is a dict lookup. A new run
+        # has no rows, so its effects never read the journal before writing.
+        self._replay: dict[tuple[str, str], NodeRow] = {}
         self.cache = request.imported_cache
         if self.cache is None and stored is not None and stored.resumed_from:
             self.cache = _rebuild_cache(self.journal, stored.resumed_from)
@@ -280,6 +287,8 @@ class Run:
             if stored is None:
                 self._create_run_row(request, program, args, max_concurrency, max_agents)
             else:
+                self._replay = {(n.site, n.key): n for n in self.journal.list_nodes(self.id)
+                                if n.status in ("completed", "failed")}
                 self.journal.update_run(self.id, status="running", stop_reason=None, result=None, error=None,
                                         caps={"max_concurrency": max_concurrency, "max_agents": max_agents,
                                               "budget": request.budget})
@@ -341,6 +350,9 @@ class Run:
                          meta=self.meta, args=self.args, **extra)
         if self.control_dir is not None and self._spawn is not None:
             self._spawn(self._watch_cancel_requests)
+        if self._spawn is not None:
+            self.journal.hold_commits(self._commit_due.set)
+            self._spawn(self._commit_groups)
         status, value, error, trace = "completed", None, None, None
         try:
             with anyio.CancelScope() as scope:
@@ -348,7 +360,9 @@ class Run:
                 if self._stop_reason is not None:
                     scope.cancel()
                 value = await self.interpreter.run()
-            if self._stop_reason is not None:
+            if self._journal_failure is not None:
+                status, value, error = "errored", None, f"JournalError: {self._journal_failure}"
+            elif self._stop_reason is not None:
                 status, value, error = "stopped", None, f"the run was stopped ({self._stop_reason})"
         except (ScriptError, FatalError) as failure:
             status, value = "errored", None
@@ -362,6 +376,23 @@ class Run:
         finally:
             await self._close_ports()
         self._settle(status, value, error, trace)
+
+    async def _commit_groups(self) -> None:
+        """Group commit: node rows and events written during one event-loop tick share one
+        commit, made when this task next runs. Effects are additionally committed before
+        dispatch, so a killed process never lost a row that mattered."""
+        while not self.settled.is_set():
+            await self._commit_due.wait()
+            self._commit_due = anyio.Event()
+            if self.settled.is_set():
+                return
+            try:
+                self.journal.commit()
+            except JournalError as failure:  # the run cannot go on without its journal
+                self._journal_failure = failure
+                if self._scope is not None:
+                    self._scope.cancel()
+                return
 
     async def _watch_cancel_requests(self) -> None:
         """`dwfc cancel` from another process writes a request file; stop the run as `user`."""
@@ -409,10 +440,14 @@ class Run:
                                     error={"message": error, "traceback": trace} if error else None,
                                     usage=self.usage.to_json())
             self.events.emit("run-settled", status=status, stop_reason=stop_reason, error=error, value=value)
+            self.journal.release_commits(self._commit_due.set)  # commits the run's last rows
         except JournalError as failure:  # the result is still delivered; the journal says why it lacks it
             self._result.error = (error + "; " if error else "") + f"the journal could not record the end of the run: {failure}"
+            with contextlib.suppress(JournalError):
+                self.journal.release_commits(self._commit_due.set)
         finally:
             self.settled.set()
+            self._commit_due.set()  # lets the committer task end
             if self.control_dir is not None:
                 from . import runs as run_service
 
@@ -461,8 +496,8 @@ class Run:
         `lookup(digest)` (amend runs) returns `(True, journal result, usage)` to import the
         predecessor's result instead, or None; `usage_of()` gives the usage JSON of the row."""
         digest = input_hash(inputs)
-        row = self.journal.get_node(self.id, site, key)
-        if row is not None and row.status in ("completed", "failed"):
+        row = self._replay.pop((site, key), None)
+        if row is not None:
             if row.input_hash != digest:
                 raise FatalError("InputHashMismatch", f"{key}: the journal recorded different inputs for this effect")
             if self.cache is not None:
@@ -485,8 +520,14 @@ class Run:
             return Record.from_journal(result)
         self.events.emit("node-queued", site=site, key=key, kind=kind, actor=actor, phase=phase, **(queued or {}))
         self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "running"))
+        group = self.journal.open_group
 
         def started() -> None:
+            # Before an effect is dispatched its `running` row, and every effect settled so far,
+            # are durable: a crash never loses a result that a later dispatch could have seen.
+            pending = self.journal.open_group
+            if pending is not None and pending in (group, self._settled_group):
+                self.journal.commit()
             self.live_nodes[(site, key)] = kind
             self.events.emit("node-started", site=site, key=key, kind=kind, actor=actor, phase=phase)
 
@@ -495,8 +536,9 @@ class Run:
             value = await execute(started)
         except ScriptError as error:
             outcome = "failed"
-            self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "failed",
-                                          error=error.to_json(), usage=usage_of() if usage_of else {}))
+            self.journal.settle_node(self.id, site, key, "failed", error=error.to_json(),
+                                     usage=usage_of() if usage_of else {})
+            self._settled_group = self.journal.open_group
             raise
         except FatalError:
             outcome = "failed"
@@ -506,8 +548,11 @@ class Run:
             raise FatalError("InternalError", f"{key}: {type(error).__name__}: {error}") from error
         else:
             outcome = "ok"
-            self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "completed",
-                                          result=to_journal(value), usage=usage_of() if usage_of else {}))
+            self.journal.settle_node(self.id, site, key, "completed", result=to_journal(value),
+                                     usage=usage_of() if usage_of else {})
+            self._settled_group = self.journal.open_group
+            if kind in ("run", "artifact"):  # changed the world: never repeat it after a crash
+                self.journal.commit()
             return value
         finally:
             if self.live_nodes.pop((site, key), None) is not None:
@@ -625,7 +670,7 @@ class Run:
                                   execute, {"command": cmd})
 
     def report(self, site: str, key: str, item: Any, artifact: str | None) -> None:
-        row = self.journal.get_node(self.id, site, key)
+        row = self._replay.pop((site, key), None)
         if row is not None and row.status == "completed":
             self.reports.append(item)  # replayed: delivered before, not emitted again
             return
@@ -637,6 +682,7 @@ class Run:
                              f"{self.request.limits.report_bytes:,}")
         self.journal.put_node(NodeRow(self.id, site, key, "report", None, input_hash(item), item, "completed",
                                       result={"item": item, "artifact": artifact}))
+        self.journal.commit()  # before the report reaches reports.jsonl: a resume must not repeat it
         self.reports.append(item)
         if self.request.artifacts is not None:
             self.request.artifacts.append_report(self.id, site, key, item, artifact)

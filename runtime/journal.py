@@ -10,7 +10,7 @@ import copy
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 
 class JournalError(Exception):
@@ -65,8 +65,15 @@ class JournalStore(Protocol):
     def put_actor(self, run_id: str, site: str, key: str, name: str | None, persona: str | None, model: str | None) -> None: ...
     def get_node(self, run_id: str, site: str, key: str) -> NodeRow | None: ...
     def put_node(self, row: NodeRow) -> None: ...
+    def settle_node(self, run_id: str, site: str, key: str, status: str, result: Any = None, error: Any = None,
+                    usage: dict | None = None) -> None: ...
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int: ...
     def events(self, run_id: str, after: int = 0) -> list[dict]: ...
+    # Group commit: a holder's node rows and events may wait for `commit()` (see SqliteJournal).
+    def hold_commits(self, wake: Callable[[], None]) -> None: ...
+    def release_commits(self, wake: Callable[[], None]) -> None: ...
+    def commit(self) -> None: ...
+    open_group: int | None  # names the open group transaction; None when nothing is pending
 
 
 class MemoryJournal:
@@ -132,6 +139,14 @@ class MemoryJournal:
         data = json.dumps({"input": row.input, "result": row.result, "error": row.error, "usage": row.usage})
         self.nodes[(row.run_id, row.site, row.key)] = (row.kind, row.actor, row.input_hash, data, row.status, row.imported)
 
+    def settle_node(self, run_id: str, site: str, key: str, status: str, result: Any = None, error: Any = None,
+                    usage: dict | None = None) -> None:
+        row = self.get_node(run_id, site, key)
+        if row is None:
+            raise KeyError((run_id, site, key))
+        row.status, row.result, row.error, row.usage = status, result, error, usage or {}
+        self.put_node(row)
+
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
         events = self._events.setdefault(run_id, [])
         events.append((len(events) + 1, event_type, json.dumps(payload)))
@@ -140,3 +155,15 @@ class MemoryJournal:
     def events(self, run_id: str, after: int = 0) -> list[dict]:
         return [{"seq": seq, "type": kind, "payload": json.loads(payload)}
                 for seq, kind, payload in self._events.get(run_id, []) if seq > after]
+
+    # Every write is immediately visible here, so there is nothing to group.
+    open_group = None
+
+    def hold_commits(self, wake: Callable[[], None]) -> None:
+        pass
+
+    def release_commits(self, wake: Callable[[], None]) -> None:
+        pass
+
+    def commit(self) -> None:
+        pass

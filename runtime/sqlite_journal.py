@@ -4,7 +4,10 @@ a `dwf_schema_version` table with forward migrations, and content-addressed stor
 values in `dwf_blob`. It implements the same `JournalStore` interface as `MemoryJournal`.
 
 Every write commits before the call returns (one statement in autocommit, or a short
-`BEGIN IMMEDIATE` transaction), so a process that is killed never loses a committed row. Every
+`BEGIN IMMEDIATE` transaction), so a process that is killed never loses a committed row, except
+while a run holds commits (`hold_commits`): then node rows and events join one open transaction
+that the engine commits at the end of the event-loop tick and always before it dispatches an
+effect (group commit: a commit per tick instead of one per row). Every
 SQLite failure (a corrupted or truncated file, a locked database, a full disk, a read-only file,
 a row holding invalid JSON) surfaces as a `JournalError` that names the file and says what to do.
 """
@@ -26,6 +29,7 @@ BLOB_THRESHOLD = 4096  # JSON texts longer than this many bytes are stored once,
 DEFAULT_BUSY_TIMEOUT_S = 5.0
 
 _NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"  # SQL text, never a value
+_to_json = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps(**options) builds one per call
 
 # ---------------------------------------------------------------------------- schema
 
@@ -122,6 +126,13 @@ _ERROR_KINDS = (  # (SQLite primary result code, kind, words in the message when
 )
 
 
+def _rollback(conn: sqlite3.Connection) -> None:
+    try:
+        conn.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass  # nothing was open, or SQLite already rolled back
+
+
 def _classify(error: sqlite3.Error) -> str | None:
     name = getattr(error, "sqlite_errorname", None)
     if name:
@@ -140,6 +151,22 @@ _RUN_TEXT = ("script", "script_sha256", "ir_hash", "compiler_version", "status",
 _RUN_COLUMNS = ("id",) + _RUN_TEXT + _RUN_JSON + ("result_blob",)
 
 
+_PUT_NODE = (
+    "INSERT INTO dwf_node (run_id, site_id, occurrence_key, kind, actor, input_hash, input, status, result, "
+    "result_blob, error, usage, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (run_id, site_id, occurrence_key) DO UPDATE SET kind = excluded.kind, actor = excluded.actor, "
+    "input_hash = excluded.input_hash, input = excluded.input, status = excluded.status, "
+    "result = excluded.result, result_blob = excluded.result_blob, error = excluded.error, "
+    f"usage = excluded.usage, imported = excluded.imported, updated_at = {_NOW}")
+_SETTLE_NODE = (f"UPDATE dwf_node SET status = ?, result = ?, result_blob = ?, error = ?, usage = ?, updated_at = {_NOW} "
+                "WHERE run_id = ? AND site_id = ? AND occurrence_key = ?")
+# The sequence is allocated by the INSERT itself, under the write lock: monotonic and gap-free per
+# run even with several processes appending. (A VALUES subquery, not INSERT ... SELECT, which
+# would stage the row in a temporary table because it reads the table it writes.)
+_APPEND_EVENT = ("INSERT INTO dwf_event (run_id, sequence, type, payload, payload_blob) VALUES "
+                 "(?, (SELECT COALESCE(MAX(sequence), 0) + 1 FROM dwf_event WHERE run_id = ?), ?, ?, ?) RETURNING sequence")
+
+
 class SqliteJournal:
     """`SqliteJournal(path)`: the journal in one SQLite file (created with its parent folders).
     Use as a context manager or call `close()`. Thread-safe (one connection behind a lock)."""
@@ -149,6 +176,8 @@ class SqliteJournal:
         self.busy_timeout_s = busy_timeout_s
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        self._holders: list[Callable[[], None]] = []  # see hold_commits
+        self._group_serial = 0
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -177,11 +206,13 @@ class SqliteJournal:
         return cls(Path(workspace) / DEFAULT_RELATIVE_PATH, **options)
 
     def close(self) -> None:
+        """Commits a pending group (see `hold_commits`) and closes the file."""
         with self._lock:
             if self._conn is not None:
                 try:
-                    self._conn.close()
+                    self.commit()
                 finally:
+                    self._conn.close()
                     self._conn = None
 
     def __enter__(self) -> SqliteJournal:
@@ -230,34 +261,79 @@ class SqliteJournal:
         return self._conn
 
     @contextmanager
-    def _write(self, action: str, transaction: bool = True) -> Iterator[sqlite3.Connection]:
+    def _write(self, action: str) -> Iterator[sqlite3.Connection]:
         """A short `BEGIN IMMEDIATE` transaction, committed on exit, rolled back on any error.
-
-        The hot paths (node rows and events) write one row with one statement, which SQLite
-        commits atomically on its own; they pass `transaction=False` and save the BEGIN and
-        COMMIT round trips. A content-addressed blob they may insert first needs no atomicity
-        with the row: an orphan blob is harmless and is reused by the next identical value."""
+        Made while a group is open (see `hold_commits`), it joins and commits the group."""
         with self._lock, self._guard(action):
             conn = self._connection()
-            if not transaction:
-                yield conn
-                return
-            conn.execute("BEGIN IMMEDIATE")
+            opened = not conn.in_transaction
+            if opened:
+                conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
             except BaseException:
-                try:
-                    conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass
+                if opened:
+                    _rollback(conn)
                 raise
             try:
                 conn.execute("COMMIT")
             except sqlite3.Error:
-                try:
-                    conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass
+                _rollback(conn)
+                raise
+
+    def _hot_write(self, write: Callable[[sqlite3.Connection], Any], action: Callable[[], str]) -> Any:
+        """The hot paths (node rows and events): `write(conn)` under the lock, without context
+        managers. While commits are held it joins the open group transaction (opening it, and
+        waking the holders, if there is none); otherwise its single statement commits on its
+        own (autocommit). A content-addressed blob written first needs no atomicity with the
+        row: an orphan blob is harmless and is reused by the next identical value."""
+        with self._lock:
+            try:
+                conn = self._connection()
+                if self._holders and not conn.in_transaction:
+                    conn.execute("BEGIN IMMEDIATE")
+                    self._group_serial += 1
+                    for wake in list(self._holders):
+                        wake()
+                return write(conn)
+            except sqlite3.Error as error:
+                raise self._explain(error, action()) from None
+
+    # ------------------------------------------------------------ group commit
+
+    def hold_commits(self, wake: Callable[[], None]) -> None:
+        """From now on node rows and events are grouped into one open transaction until
+        `commit()`. `wake()` is called whenever such a transaction opens, so the holder can
+        schedule its commit. Several holders (runs sharing this journal) may hold at once."""
+        with self._lock:
+            self._holders.append(wake)
+
+    def release_commits(self, wake: Callable[[], None]) -> None:
+        """Stops holding for `wake`'s holder; the last one to release commits what is pending."""
+        with self._lock:
+            if wake in self._holders:
+                self._holders.remove(wake)
+            if not self._holders:
+                self.commit()
+
+    @property
+    def open_group(self) -> int | None:
+        """A number naming the open group transaction (None when nothing waits for a commit):
+        a row written while it was open is durable once `open_group` differs."""
+        conn = self._conn
+        return self._group_serial if conn is not None and conn.in_transaction and self._holders else None
+
+    def commit(self) -> None:
+        """Commits the open group transaction, if any. On failure the group is rolled back (its
+        rows were never committed) and a JournalError says why."""
+        with self._lock, self._guard("commit the journal"):
+            conn = self._conn
+            if conn is None or not conn.in_transaction:
+                return
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error:
+                _rollback(conn)
                 raise
 
     @contextmanager
@@ -291,10 +367,7 @@ class SqliteJournal:
                 conn.execute("INSERT INTO dwf_schema_version (version) VALUES (?)", (target,))
             conn.execute("COMMIT")
         except BaseException:
-            try:
-                conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
+            _rollback(conn)
             raise
 
     @staticmethod
@@ -324,7 +397,7 @@ class SqliteJournal:
 
     def _dump(self, conn: sqlite3.Connection, value: Any) -> tuple[str | None, str | None]:
         """(inline JSON, None) for small values; (None, sha256) for large ones, stored once."""
-        text = json.dumps(value, ensure_ascii=False)
+        text = _to_json(value)
         data = text.encode("utf-8")
         if len(data) <= BLOB_THRESHOLD:
             return text, None
@@ -355,7 +428,7 @@ class SqliteJournal:
                 raise ValueError(f"run {run.id} exists")
             result, result_blob = self._dump(conn, run.result)
             values = [run.id] + [getattr(run, name) for name in _RUN_TEXT]
-            values += [json.dumps(getattr(run, name), ensure_ascii=False) for name in _RUN_JSON if name != "result"]
+            values += [_to_json(getattr(run, name)) for name in _RUN_JSON if name != "result"]
             values += [result, result_blob]
             columns = ("id",) + _RUN_TEXT + tuple(name for name in _RUN_JSON if name != "result") + ("result", "result_blob")
             conn.execute(f"INSERT INTO dwf_run ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values)
@@ -373,7 +446,7 @@ class SqliteJournal:
                     values += [text, blob]
                 elif name in _RUN_JSON:
                     assignments.append(f"{name} = ?")
-                    values.append(json.dumps(value, ensure_ascii=False))
+                    values.append(_to_json(value))
                 else:
                     assignments.append(f"{name} = ?")
                     values.append(value)
@@ -469,33 +542,36 @@ class SqliteJournal:
                        self._load(conn, usage, None, f"{what} (usage)"), bool(imported))
 
     def put_node(self, row: NodeRow) -> None:
-        data = json.dumps(row.input, ensure_ascii=False)
-        error = json.dumps(row.error, ensure_ascii=False)
-        usage = json.dumps(row.usage, ensure_ascii=False)
-        with self._write(f"record node {row.key} of run {row.run_id}", transaction=False) as conn:
+        values = (row.run_id, row.site, row.key, row.kind, row.actor, row.input_hash, _to_json(row.input), row.status,
+                  None, None, _to_json(row.error), _to_json(row.usage), int(bool(row.imported)))
+
+        def write(conn: sqlite3.Connection) -> None:
             result, result_blob = self._dump(conn, row.result)
-            conn.execute(
-                "INSERT INTO dwf_node (run_id, site_id, occurrence_key, kind, actor, input_hash, input, status, result, "
-                "result_blob, error, usage, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (run_id, site_id, occurrence_key) DO UPDATE SET kind = excluded.kind, actor = excluded.actor, "
-                "input_hash = excluded.input_hash, input = excluded.input, status = excluded.status, "
-                "result = excluded.result, result_blob = excluded.result_blob, error = excluded.error, "
-                f"usage = excluded.usage, imported = excluded.imported, updated_at = {_NOW}",
-                (row.run_id, row.site, row.key, row.kind, row.actor, row.input_hash, data, row.status, result,
-                 result_blob, error, usage, int(bool(row.imported))))
+            conn.execute(_PUT_NODE, values[:8] + (result, result_blob) + values[10:])
+
+        self._hot_write(write, lambda: f"record node {row.key} of run {row.run_id}")
+
+    def settle_node(self, run_id: str, site: str, key: str, status: str, result: Any = None, error: Any = None,
+                    usage: dict | None = None) -> None:
+        """Settles a node written `running` before: only the outcome columns change (the
+        input, often the largest column, is not written again)."""
+        error_text, usage_text = _to_json(error), _to_json(usage or {})
+
+        def write(conn: sqlite3.Connection) -> int:
+            text, blob = self._dump(conn, result)
+            return conn.execute(_SETTLE_NODE, (status, text, blob, error_text, usage_text, run_id, site, key)).rowcount
+
+        if self._hot_write(write, lambda: f"settle node {key} of run {run_id}") == 0:
+            raise KeyError((run_id, site, key))
 
     # ------------------------------------------------------------ events
 
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
-        with self._write(f"append a {event_type} event to run {run_id}", transaction=False) as conn:
+        def write(conn: sqlite3.Connection) -> int:
             text, blob = self._dump(conn, payload)
-            # The sequence is allocated by the INSERT itself, under the write lock: monotonic and
-            # gap-free per run even with several processes appending.
-            found = conn.execute(
-                "INSERT INTO dwf_event (run_id, sequence, type, payload, payload_blob) "
-                "SELECT ?, COALESCE(MAX(sequence), 0) + 1, ?, ?, ? FROM dwf_event WHERE run_id = ? RETURNING sequence",
-                (run_id, event_type, text, blob, run_id)).fetchone()
-            return int(found[0])
+            return conn.execute(_APPEND_EVENT, (run_id, run_id, event_type, text, blob)).fetchone()[0]
+
+        return self._hot_write(write, lambda: f"append a {event_type} event to run {run_id}")
 
     def events(self, run_id: str, after: int = 0) -> list[dict]:
         with self._read(f"read the events of run {run_id}") as conn:

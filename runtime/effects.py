@@ -111,7 +111,9 @@ def do_ask(interp, node, site, key, frame, actor, positional, named):
     instructions = _str(v["instructions"], "ask instructions")
     label = _optional_str(v["label"], "label")
     host = interp.host
-    return LazyAwaitable(lambda: host.ask(site, key, actor, instructions, node.schema, label), f"ask {site}")
+    replay = getattr(host, "replay_now", None)
+    return LazyAwaitable(lambda: host.ask(site, key, actor, instructions, node.schema, label), f"ask {site}",
+                         replay and (lambda: replay(site, key, "ask", lambda: host.ask_inputs(actor, instructions, node.schema))))
 
 
 READ_SIGNATURES = {
@@ -217,10 +219,21 @@ def _is_fatal(error: BaseException) -> bool:
     return not isinstance(error, ScriptError) or error.type_name == "BudgetExceeded"
 
 
-async def _run_all(items: list, runner) -> list:
-    """Run `runner(index, item)` for every item concurrently; a fatal error cancels the rest."""
+async def _run_all(items: list, runner, awaitables: bool = False) -> list:
+    """Run `runner(index, item)` for every item concurrently; a fatal error cancels the rest.
+    When the items are awaitables, those a resumed run replays from its journal are settled
+    first, in order, without a task each (`runner` then returns without suspending)."""
     results: list = [None] * len(items)
     failure: list[BaseException] = []
+    if awaitables:
+        live = []
+        for index, item in enumerate(items):
+            if item.settle_now():
+                results[index] = await runner(index, item)
+            else:
+                live.append((index, item))
+    else:
+        live = list(enumerate(items))
 
     async def one(index, item):
         try:
@@ -233,7 +246,7 @@ async def _run_all(items: list, runner) -> list:
             group.cancel_scope.cancel()
 
     async with anyio.create_task_group() as group:
-        for index, item in enumerate(items):
+        for index, item in live:
             group.start_soon(one, index, item)
     if failure:
         raise failure[0]
@@ -252,7 +265,7 @@ def do_parallel(interp, node, site, key, frame, actor, positional, named):
                 raise
             return None
 
-    return LazyAwaitable(lambda: _run_all(items, runner), f"parallel {site}")
+    return LazyAwaitable(lambda: _run_all(items, runner, awaitables=True), f"parallel {site}")
 
 
 def do_gather(interp, node, site, key, frame, actor, positional, named):
@@ -263,7 +276,7 @@ def do_gather(interp, node, site, key, frame, actor, positional, named):
     async def runner(index, item):
         return await item.wait()
 
-    return LazyAwaitable(lambda: _run_all(items, runner), f"gather {site}")
+    return LazyAwaitable(lambda: _run_all(items, runner, awaitables=True), f"gather {site}")
 
 
 def do_pipeline(interp, node, site, key, frame, actor, positional, named):

@@ -351,7 +351,7 @@ class Run:
         if self.control_dir is not None and self._spawn is not None:
             self._spawn(self._watch_cancel_requests)
         if self._spawn is not None:
-            self.journal.hold_commits(self._commit_due.set)
+            self.journal.hold_commits(self._wake_committer)
             self._spawn(self._commit_groups)
         status, value, error, trace = "completed", None, None, None
         try:
@@ -376,6 +376,9 @@ class Run:
         finally:
             await self._close_ports()
         self._settle(status, value, error, trace)
+
+    def _wake_committer(self) -> None:
+        self._commit_due.set()
 
     async def _commit_groups(self) -> None:
         """Group commit: node rows and events written during one event-loop tick share one
@@ -440,11 +443,11 @@ class Run:
                                     error={"message": error, "traceback": trace} if error else None,
                                     usage=self.usage.to_json())
             self.events.emit("run-settled", status=status, stop_reason=stop_reason, error=error, value=value)
-            self.journal.release_commits(self._commit_due.set)  # commits the run's last rows
+            self.journal.release_commits(self._wake_committer)  # commits the run's last rows
         except JournalError as failure:  # the result is still delivered; the journal says why it lacks it
             self._result.error = (error + "; " if error else "") + f"the journal could not record the end of the run: {failure}"
             with contextlib.suppress(JournalError):
-                self.journal.release_commits(self._commit_due.set)
+                self.journal.release_commits(self._wake_committer)
         finally:
             self.settled.set()
             self._commit_due.set()  # lets the committer task end
@@ -488,6 +491,32 @@ class Run:
 
     # ------------------------------------------------------------ host: effects
 
+    def _replayed(self, site: str, key: str, kind: str, digest: str) -> Any:
+        """The journaled outcome of an effect the resumed run settled before: no port, no tokens."""
+        row = self._replay.pop((site, key))
+        if row.input_hash != digest:
+            raise FatalError("InputHashMismatch", f"{key}: the journal recorded different inputs for this effect")
+        if self.cache is not None:
+            self.cache.note_replayed(row)
+        extra = {"imported": True} if row.imported else {}
+        self.events.emit("node-settled", site=site, key=key, kind=kind, outcome="ok" if row.status == "completed" else "failed",
+                         cached=True, phase=self.phase, **extra)
+        if row.status == "failed":
+            raise ScriptError(row.error["type"], row.error["message"])
+        return Record.from_journal(row.result)
+
+    def replay_now(self, site: str, key: str, kind: str, inputs: Callable[[], Any]) -> tuple[bool, Any]:
+        """`(True, outcome)` when this effect replays from the journal, so a join can settle it
+        without a task; `(False, None)` when it must run (or import: an amended run's imports are
+        matched in dispatch order, so those runs keep the ordinary path). A replayed failure
+        raises. `inputs()` builds the effect's inputs as its host method would."""
+        if self.cache is not None or (site, key) not in self._replay or self._budget_spent():
+            return False, None
+        return True, self._replayed(site, key, kind, input_hash(inputs()))
+
+    def _budget_spent(self) -> bool:
+        return self.budget_limit is not None and self.usage.output_tokens >= self.budget_limit
+
     async def _effect(self, site: str, key: str, kind: str, actor: str | None, inputs: Any,
                       execute: Callable[[Callable[[], None]], Awaitable[Any]], queued: dict | None = None,
                       lookup: Callable[[str], Any] | None = None, usage_of: Callable[[], dict] | None = None) -> Any:
@@ -496,18 +525,8 @@ class Run:
         `lookup(digest)` (amend runs) returns `(True, journal result, usage)` to import the
         predecessor's result instead, or None; `usage_of()` gives the usage JSON of the row."""
         digest = input_hash(inputs)
-        row = self._replay.pop((site, key), None)
-        if row is not None:
-            if row.input_hash != digest:
-                raise FatalError("InputHashMismatch", f"{key}: the journal recorded different inputs for this effect")
-            if self.cache is not None:
-                self.cache.note_replayed(row)
-            extra = {"imported": True} if row.imported else {}
-            self.events.emit("node-settled", site=site, key=key, kind=kind, outcome="ok" if row.status == "completed" else "failed",
-                             cached=True, phase=self.phase, **extra)
-            if row.status == "failed":
-                raise ScriptError(row.error["type"], row.error["message"])
-            return Record.from_journal(row.result)
+        if (site, key) in self._replay:
+            return self._replayed(site, key, kind, digest)
         phase = self.phase
         stored_input = inputs if len(str(inputs)) <= 4096 else {"truncated": str(inputs)[:4096]}
         hit = lookup(digest) if lookup is not None else None
@@ -558,15 +577,20 @@ class Run:
             if self.live_nodes.pop((site, key), None) is not None:
                 self.events.emit("node-settled", site=site, key=key, kind=kind, outcome=outcome, phase=phase)
 
-    async def ask(self, site: str, key: str, actor: ActorHandle, instructions: str, schema_key: str | None,
-                  label: str | None) -> Any:
+    def ask_inputs(self, actor: ActorHandle, instructions: str, schema_key: str | None) -> dict:
+        """What an ask's input hash covers: instructions, schema, persona and actor name."""
         spec = self.actors.get(actor.actor_id)
         if spec is None:
             raise FatalError("UnknownActor", "this agent does not belong to the run")
         schema = self.program.schema(schema_key) if schema_key else None
-        inputs = {"instructions": instructions, "schema": schema, "persona": spec.system, "actor": spec.name}
+        return {"instructions": instructions, "schema": schema, "persona": spec.system, "actor": spec.name}
+
+    async def ask(self, site: str, key: str, actor: ActorHandle, instructions: str, schema_key: str | None,
+                  label: str | None) -> Any:
+        inputs = self.ask_inputs(actor, instructions, schema_key)
+        spec, schema = self.actors[actor.actor_id], inputs["schema"]
         queued = {"instructions_head": instructions[:INSTRUCTIONS_HEAD], "label": label}
-        if self.budget_limit is not None and self.usage.output_tokens >= self.budget_limit:
+        if self._budget_spent():
             raise ScriptError("BudgetExceeded", f"the token budget ({self.budget_limit:,} output tokens) is spent")
 
         channel_box: list[_Channel] = []

@@ -190,13 +190,28 @@ class LazyAwaitable:
     `WorkflowError`, never a cancellation re-raised in an unrelated await.
     """
 
-    __slots__ = ("start", "description", "_outcome", "_running")
+    __slots__ = ("start", "description", "replay", "_outcome", "_running")
 
-    def __init__(self, start: Callable[[], Awaitable[Any]], description: str):
+    def __init__(self, start: Callable[[], Awaitable[Any]], description: str,
+                 replay: Callable[[], tuple[bool, Any]] | None = None):
         self.start = start
         self.description = description
+        self.replay = replay  # see settle_now
         self._outcome: tuple[bool, Any] | None = None
         self._running = None
+
+    def settle_now(self) -> bool:
+        """True when the outcome is known without awaiting: settled before, or supplied at once
+        by `replay()` (a journaled effect of a resumed run), so a join needs no task for it."""
+        if self._outcome is None and self._running is None and self.replay is not None:
+            try:
+                ready, value = self.replay()
+            except BaseException as error:  # a replayed failure: raised when awaited
+                self._outcome = (False, error)
+            else:
+                if ready:
+                    self._outcome = (True, value)
+        return self._outcome is not None
 
     async def wait(self) -> Any:
         import anyio

@@ -139,6 +139,69 @@ def test_nodes_round_trip_and_are_unique_per_run_site_and_key(journal):
     assert journal.get_node("dwfrun-aaaa", "ask#2", "ask#1") is None
 
 
+def test_settle_node_changes_only_the_outcome(journal):
+    journal.create_run(make_run())
+    journal.put_node(make_node(input={"instructions": "go", "schema": {"type": "object"}}))
+    journal.settle_node("dwfrun-aaaa", "ask#1", "ask#1", "completed", result={"n": 1}, usage={"output_tokens": 3})
+    assert journal.get_node("dwfrun-aaaa", "ask#1", "ask#1") == make_node(
+        input={"instructions": "go", "schema": {"type": "object"}}, status="completed", result={"n": 1},
+        usage={"output_tokens": 3})
+    journal.put_node(make_node(key="ask#1[1]"))
+    journal.settle_node("dwfrun-aaaa", "ask#1", "ask#1[1]", "failed", error={"type": "AskFailed", "message": "no"})
+    failed = journal.get_node("dwfrun-aaaa", "ask#1", "ask#1[1]")
+    assert (failed.status, failed.result, failed.error, failed.usage) == ("failed", None, {"type": "AskFailed", "message": "no"}, {})
+    with pytest.raises(KeyError):  # only a node written `running` before can be settled
+        journal.settle_node("dwfrun-aaaa", "ask#9", "ask#9", "completed", result=1)
+
+
+def test_held_commits_group_rows_until_commit(journal):
+    journal.create_run(make_run())
+    wakes = []
+    journal.hold_commits(lambda: wakes.append(journal.open_group))
+    journal.put_node(make_node())
+    journal.append_event("dwfrun-aaaa", "node-queued", {"key": "ask#1"})
+    assert journal.get_node("dwfrun-aaaa", "ask#1", "ask#1").status == "running"  # visible to the writer at once
+    journal.commit()
+    assert journal.open_group is None
+    journal.append_event("dwfrun-aaaa", "log", {"message": "after"})
+    journal.release_commits(wakes.append)  # not a holder: nothing changes
+    journal.release_commits(journal.commit)  # not a holder either
+    assert [e["type"] for e in journal.events("dwfrun-aaaa")] == ["node-queued", "log"]
+    if isinstance(journal, SqliteJournal):
+        assert len(wakes) == 2 and wakes[0] != wakes[1]  # one wake per group transaction, each a new group
+
+
+def _committed(path: Path, sql: str, *params) -> list:
+    """What another process would see: a second connection reads only committed rows."""
+    with sqlite3.connect(path) as other:
+        return other.execute(sql, params).fetchall()
+
+
+def test_a_held_group_is_invisible_to_other_connections_until_committed(tmp_path):
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path)
+    journal.create_run(make_run())
+    wake = lambda: None
+    journal.hold_commits(wake)
+    journal.put_node(make_node())
+    journal.append_event("dwfrun-aaaa", "log", {"message": "grouped"})
+    group = journal.open_group
+    assert group is not None
+    assert _committed(path, "SELECT count(*) FROM dwf_node") == [(0,)]
+    journal.settle_node("dwfrun-aaaa", "ask#1", "ask#1", "completed", result="r")
+    assert journal.open_group == group  # the same group: one commit will cover all three rows
+    journal.commit()
+    assert _committed(path, "SELECT status, result FROM dwf_node") == [("completed", '"r"')]
+    journal.append_event("dwfrun-aaaa", "log", {"message": "pending at release"})
+    journal.release_commits(wake)  # the last holder commits what is pending
+    assert journal.open_group is None
+    assert _committed(path, "SELECT count(*) FROM dwf_event") == [(2,)]
+    journal.hold_commits(wake)
+    journal.append_event("dwfrun-aaaa", "log", {"message": "pending at close"})
+    journal.close()  # commits too
+    assert _committed(path, "SELECT count(*) FROM dwf_event") == [(3,)]
+
+
 def test_large_values_round_trip(journal):
     journal.create_run(make_run())
     big = {"text": "x" * (BLOB_THRESHOLD * 3), "list": list(range(500))}
@@ -535,6 +598,77 @@ return {"answers": answers, "final": final}
 @pytest.fixture
 def anyio_backend():
     return "asyncio"
+
+
+class DurabilityProbe:
+    """At each dispatch, reads the journal file through its own connection (as a crash would
+    leave it) and records whether this ask's `running` row and every result returned before
+    were already committed."""
+
+    def __init__(self, path: Path):
+        self.path, self.returned, self.problems, self.turns = path, [], [], 0
+
+    async def run_turn(self, request, message, channel):
+        self.turns += 1
+        rows = dict(_committed(self.path, "SELECT occurrence_key, status FROM dwf_node WHERE run_id = ?", request.run_id))
+        if rows.get(request.key) != "running":
+            self.problems.append(f"{request.key} dispatched while its row was {rows.get(request.key)}")
+        lost = [key for key in self.returned if rows.get(key) != "completed"]
+        if lost:
+            self.problems.append(f"{request.key} dispatched before these results were durable: {lost}")
+        await anyio.sleep(0.001 * (self.turns % 3))
+        self.returned.append(request.key)
+        return f"done {request.key}"
+
+    async def close(self):
+        pass
+
+
+@pytest.mark.anyio
+async def test_every_dispatch_sees_its_running_row_and_all_earlier_results_committed(tmp_path):
+    path = tmp_path / "state.db"
+    script = ('meta = {"name": "probe", "description": "Dispatch order against the journal file."}\n'
+              'workers = [agent(f"w{i}") for i in range(3)]\n'
+              'first = await parallel(workers[i % 3].ask(f"a{i}") for i in range(12))\n'
+              'second = await parallel(workers[i % 3].ask("b" + x) for i, x in enumerate(first))\n'
+              'return len(second)\n')
+    with SqliteJournal(path) as journal:
+        probe = DurabilityProbe(path)
+        async with Engine() as engine:
+            run = engine.start(StartRequest(script=script, agent_port=probe, journal=journal, max_concurrency=3))
+            result = await run.result
+        assert (result.status, result.value, probe.turns) == ("completed", 12, 24)
+        assert probe.problems == []
+        # the run's last rows (run-settled included) were committed when it settled
+        stored = _committed(path, "SELECT type FROM dwf_event WHERE run_id = ? ORDER BY sequence", run.id)
+        assert stored[-1] == ("run-settled",) and len(stored) == len(journal.events(run.id))
+
+
+class FailingCommitJournal(SqliteJournal):
+    """A journal whose group commits fail from the `fail_at`-th one on (a disk that fills up)."""
+
+    def __init__(self, path, fail_at: int):
+        super().__init__(path)
+        self.commits, self.fail_at = 0, fail_at
+
+    def commit(self) -> None:
+        if self.open_group is not None:
+            self.commits += 1
+            if self.commits >= self.fail_at:
+                raise JournalError(f"{self.path}: cannot commit the journal: the disk is full; free some space")
+        super().commit()
+
+
+@pytest.mark.anyio
+async def test_a_failing_group_commit_ends_the_run_with_the_journal_error(tmp_path):
+    journal = FailingCommitJournal(tmp_path / "state.db", fail_at=3)
+    async with Engine() as engine:
+        run = engine.start(StartRequest(script=WORKFLOW, agent_port=FakePort(), journal=journal))
+        result = await run.result
+    assert result.status == "errored"
+    assert "the disk is full" in result.error and str(tmp_path / "state.db") in result.error
+    journal.fail_at = 10**9
+    journal.close()
 
 
 @pytest.mark.anyio

@@ -209,3 +209,60 @@ def test_a_cancel_request_file_stops_a_live_run_as_user(journal, tmp_path):
     assert (result.status, result.stop_reason) == ("stopped", "user")
     control = Path(tmp_path / ".dwf" / "runs")
     assert not list(control.glob("*.cancel")) and not list(control.glob("*.owner.json"))
+
+
+JOINS = '''meta = {"name": "joins", "description": "Replayed asks inside joins."}
+workers = [agent(f"w{i}") for i in range(4)]
+first = await parallel(workers[i].ask(f"item {i}") for i in range(4))
+late = await agent("late").ask("after the joins")
+try:
+    both = await gather(workers[0].ask("strict ok"), workers[1].ask("strict bad"))
+except AskFailed as error:
+    both = ["gather failed", str(error)]
+return {"first": first, "late": late, "both": both}
+'''
+
+
+def joins_port(late_delay: float) -> ScriptedAgentPort:
+    return ScriptedAgentPort(parse_fixture({"rules": [
+        {"instructions": "item 2", "fail": "no item 2"},
+        {"instructions": "strict bad", "fail": "no strict"},
+        {"actor": "late", "result": "L", "delay_s": late_delay},
+    ], "default": {"result": "ok"}}), call_log=None)
+
+
+def test_replayed_asks_in_joins_keep_their_outcomes_failures_included(journal, tmp_path):
+    with SqliteJournal(tmp_path / "other" / "state.db") as other:
+        straight, _ = start_and_settle(StartRequest(script=JOINS, agent_port=joins_port(0), journal=other))
+    assert straight.status == "completed", straight.error
+    assert straight.value["first"] == ["ok", "ok", None, "ok"]  # parallel: a failed item is None
+    assert straight.value["both"][0] == "gather failed" and "no strict" in straight.value["both"][1]
+
+    async def stop_at_late():
+        events: list[dict] = []
+        async with Engine() as engine:
+            run = engine.start(StartRequest(script=JOINS, agent_port=joins_port(30), journal=journal, grace_period_s=2,
+                                            listeners=[events.append]))
+            while not any(e["type"] == "node-started" and e.get("actor") == "late" for e in events):
+                await anyio.sleep(0.01)
+            run.cancel("user")
+            return await run.result
+
+    stopped = anyio.run(stop_at_late)
+    assert stopped.status == "stopped"
+    again = joins_port(0)
+    result, events = start_and_settle(StartRequest(script="ignored", agent_port=again, journal=journal,
+                                                   run_id=stopped.run_id, resume=True))
+    assert result.status == "completed" and result.value == straight.value
+    # the four join items replayed (the failed one too); `late` and the gather ran live
+    assert sorted(call["instructions"] for call in again.calls) == ["after the joins", "strict bad", "strict ok"]
+    cached = [(e["key"], e["outcome"]) for e in events if e["type"] == "node-settled" and e.get("cached")]
+    assert sorted(cached) == [(f"ask#1/comp#2[{i}]", "failed" if i == 2 else "ok") for i in range(4)]
+
+    # resumed again after finishing: everything replays, the strict join's failure included
+    journal.update_run(stopped.run_id, status="stopped", stop_reason="user")
+    idle = joins_port(0)
+    replayed, events = start_and_settle(StartRequest(script="ignored", agent_port=idle, journal=journal,
+                                                     run_id=stopped.run_id, resume=True))
+    assert replayed.value == straight.value and idle.calls == []
+    assert len([e for e in events if e["type"] == "node-settled" and e.get("cached")]) == 7

@@ -28,6 +28,7 @@ The imported cache (consulted by the engine after its own journal, before dispat
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
@@ -198,6 +199,14 @@ async def supersede(journal, predecessor: RunRow, new_id: str, *, engine=None, c
                 if current.status != "running":
                     break
                 await anyio.sleep(0.05)
+    with run_service.claim_lock(control_dir) if control_dir is not None else contextlib.nullcontext():
+        # under the lock, so a concurrent resume cannot claim the run between our read and write
+        return _mark_superseded(journal, journal.get_run(predecessor.id) or current, new_id, control_dir)
+
+
+def _mark_superseded(journal, current: RunRow, new_id: str, control_dir) -> RunRow:
+    from . import runs as run_service
+
     fields: dict[str, Any] = {"superseded_by": new_id}
     if current.status == "running":  # owner gone, or it did not answer in time: mark it ourselves
         message = "the run was stopped (superseded): it was amended"

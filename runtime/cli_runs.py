@@ -194,6 +194,10 @@ def cmd_show(args) -> int:
                                                         if data["resumable"] else ""),
            f"  Started: {data['started'] or '-'}   Duration: {service.format_duration(data['duration_s'])}",
            f"  Usage: {data['tokens']:,} output tokens, {data['asks']} asks"]
+    if data["amended_from"]:
+        out.append(f"  Amends: {data['amended_from']}")
+    if data["superseded_by"]:
+        out.append(f"  Superseded by: {data['superseded_by']}")
     if data["phases"]:
         out.append("  Phases:")
         for phase in data["phases"]:

@@ -278,29 +278,36 @@ class Run:
             self.cache = _rebuild_cache(self.journal, stored.resumed_from)
         self.interpreter = Interpreter(program, self, limits=request.limits, args=args)
         self.interpreter.source_lines = request.script.splitlines()
+        caps = {"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": request.budget}
         try:
-            if control_dir is not None:
+            if control_dir is None:
+                self._claim(stored, caps)
+            else:
                 from . import runs as run_service
 
-                run_service.write_owner(control_dir, self.id)  # before the row says `running`
-                run_service.clear_cancel(control_dir, self.id)
-            if stored is None:
-                self._create_run_row(request, program, args, max_concurrency, max_agents)
-            else:
-                self._replay = {(n.site, n.key): n for n in self.journal.list_nodes(self.id)
-                                if n.status in ("completed", "failed")}
-                self.journal.update_run(self.id, status="running", stop_reason=None, result=None, error=None,
-                                        caps={"max_concurrency": max_concurrency, "max_agents": max_agents,
-                                              "budget": request.budget})
+                with run_service.claim_lock(control_dir):
+                    self._claim(stored, caps)
+                    run_service.write_owner(control_dir, self.id)
+                    run_service.clear_cancel(control_dir, self.id)
         except (JournalError, OSError) as failure:
             raise StartError([str(failure)]) from None
 
-    def _create_run_row(self, request, program, args, max_concurrency, max_agents) -> None:
-        self.journal.create_run(RunRow(
-            id=self.id, script=request.script, script_sha256=program.source_sha256, ir_hash=program.ir_hash,
-            compiler_version=program.compiler_version, args=args, meta=program.meta,
-            caps={"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": request.budget},
-            resumed_from=request.resumed_from))
+    def _claim(self, stored: RunRow | None, caps: dict) -> None:
+        """Record the run as `running`: a new row, or the resumed one if it is still stopped (a
+        concurrent resume of the same run may have claimed it first)."""
+        if stored is None:
+            self.journal.create_run(RunRow(
+                id=self.id, script=self.request.script, script_sha256=self.program.source_sha256,
+                ir_hash=self.program.ir_hash, compiler_version=self.program.compiler_version, args=self.args,
+                meta=self.program.meta, caps=caps, resumed_from=self.request.resumed_from))
+            return
+        current = self.journal.get_run(self.id)
+        if current is None or current.status != "stopped":
+            raise StartError([f"run {self.id} cannot be resumed: it is {current.status if current else 'gone'} now "
+                              "(another process resumed it first); see `dwfc show` for its progress"])
+        self._replay = {(n.site, n.key): n for n in self.journal.list_nodes(self.id)
+                        if n.status in ("completed", "failed")}
+        self.journal.update_run(self.id, status="running", stop_reason=None, result=None, error=None, caps=caps)
 
     # ------------------------------------------------------------ contract
 

@@ -14,17 +14,25 @@ process, another process under that pid, a zombie, another boot) is marked
 A cancel request is the file `<run id>.cancel` = {reason, by_pid}; the owning process polls for
 it (`CANCEL_POLL_S`) and stops the run as `stopped(reason)` (`user`, or `superseded` when the run
 is amended, see `amend.py`).
+
+Claiming a run (a start or a resume writing its owner record and setting the row `running`),
+reconciling, and marking a dead owner's run superseded all hold `claim_lock` (an advisory
+`flock` on `runs/.lock`, released by the kernel even when a process is killed), so two
+processes resuming the same run cannot both win, and a reconcile never sees a run between its
+claim and its owner record.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from dwf.compiler.version import COMPILER_VERSION
 
@@ -115,6 +123,19 @@ def owner_alive(owner: dict | None) -> bool:
     return True
 
 
+@contextmanager
+def claim_lock(control: Path) -> Iterator[None]:
+    """Serializes claims, reconciles and supersedes across the processes sharing a state dir."""
+    control = Path(control)
+    control.mkdir(parents=True, exist_ok=True)
+    with open(control / ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def write_owner(control: Path, run_id: str) -> None:
     control = Path(control)
     control.mkdir(parents=True, exist_ok=True)
@@ -173,28 +194,30 @@ def reconcile(journal, control: Path) -> list[str]:
     returns their ids. Their open nodes get a `node-settled` (cancelled) event and the run a
     `run-settled` event, so the event log stays well formed."""
     marked = []
-    for row in _running_runs(journal):
-        if owner_alive(read_owner(control, row.id)):
-            continue
-        current = journal.get_run(row.id)
-        if current is None or current.status != "running":
-            continue
-        if owner_alive(read_owner(control, row.id)):  # resumed meanwhile by a live process
-            continue
-        journal.update_run(row.id, status="stopped", stop_reason="interrupted",
-                           error={"message": "the run was stopped (interrupted): the process running it died",
-                                  "traceback": None})
-        if hasattr(journal, "list_nodes"):
-            for node in journal.list_nodes(row.id):
-                if node.status == "running":
-                    journal.append_event(row.id, "node-settled", {"site": node.site, "key": node.key, "kind": node.kind,
-                                                                  "outcome": "cancelled", "reconciled": True})
-        journal.append_event(row.id, "run-settled", {"status": "stopped", "stop_reason": "interrupted",
-                                                     "error": "the run was stopped (interrupted): the process running it died",
-                                                     "value": None, "reconciled": True})
-        release(control, row.id)
-        marked.append(row.id)
+    candidates = [row for row in _running_runs(journal) if not owner_alive(read_owner(control, row.id))]
+    if not candidates:
+        return marked
+    with claim_lock(control):
+        for row in candidates:
+            current = journal.get_run(row.id)
+            if current is None or current.status != "running" or owner_alive(read_owner(control, row.id)):
+                continue  # settled, or resumed by a live process, meanwhile
+            _mark_interrupted(journal, control, row)
+            marked.append(row.id)
     return marked
+
+
+def _mark_interrupted(journal, control: Path, row: RunRow) -> None:
+    message = "the run was stopped (interrupted): the process running it died"
+    journal.update_run(row.id, status="stopped", stop_reason="interrupted", error={"message": message, "traceback": None})
+    if hasattr(journal, "list_nodes"):
+        for node in journal.list_nodes(row.id):
+            if node.status == "running":
+                journal.append_event(row.id, "node-settled", {"site": node.site, "key": node.key, "kind": node.kind,
+                                                              "outcome": "cancelled", "reconciled": True})
+    journal.append_event(row.id, "run-settled", {"status": "stopped", "stop_reason": "interrupted", "error": message,
+                                                 "value": None, "reconciled": True})
+    release(control, row.id)
 
 
 def _running_runs(journal) -> list[RunRow]:
@@ -345,7 +368,7 @@ def snapshot(journal, row: RunRow) -> dict:
     error = row.error.get("message") if isinstance(row.error, dict) else row.error
     return {**summary, "description": meta.get("description"), "args": row.args, "caps": row.caps,
             "usage": row.usage or {}, "compiler_version": row.compiler_version,
-            "resumable": not resume_problems(row),
+            "resumable": not resume_problems(row), "amended_from": row.resumed_from, "superseded_by": row.superseded_by,
             "phases": list(phases.values()),
             "actors": [{"key": a["key"], "name": a["name"], "model": a["model"]} for a in actors],
             "nodes": {"total": len([n for n in nodes if n.kind != "report"]),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -223,3 +224,66 @@ def test_resume_refuses_an_edited_script(workspace, tmp_path):
     refused = dwfc("resume", row["id"], "--agent", "scripted:fast.json", cwd=workspace, call_log=log)
     assert refused.returncode == 2 and "sha256" in refused.stderr
     assert calls(log) == ["first", "second", "third"]
+
+
+def test_two_processes_resuming_the_same_run_cannot_both_win(workspace, tmp_path):
+    log = tmp_path / "calls.log"
+    process = start_slow_run(workspace, log)
+    try:
+        wait_for_third(log, process)
+    finally:
+        process.kill()
+        process.communicate()
+    [row] = runs_json(workspace)
+    assert row["status"] == "stopped"
+    (workspace / "medium.json").write_text(json.dumps(fixture(1.0)))
+    for attempt in range(3):
+        if attempt:  # stop the winner's finished run again so both may try once more
+            import sqlite3
+
+            with sqlite3.connect(workspace / ".dwf" / "state.db") as conn:
+                conn.execute("UPDATE dwf_run SET status = 'stopped', stop_reason = 'user' WHERE id = ?", (row["id"],))
+                conn.execute("UPDATE dwf_node SET status = 'running' WHERE run_id = ? AND actor = 'third'", (row["id"],))
+        logs = [tmp_path / f"resume{attempt}-{i}.log" for i in range(2)]
+        both = [subprocess.Popen([str(DWFC), "resume", row["id"], "--agent", "scripted:medium.json", "--progress", "json"],
+                                 cwd=workspace, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, env=env(logs[i])) for i in range(2)]
+        outcomes = [(p.wait(timeout=30), *p.communicate()) for p in both]
+        codes = sorted(code for code, _, _ in outcomes)
+        assert codes == [0, 2], outcomes
+        loser = next(err for code, _, err in outcomes if code == 2)
+        # refused before any effect: "is still running" when it saw the claim, or "resumed it first"
+        # when both read the row as stopped and the claim lock decided
+        assert re.search(r"is still running|another process resumed it first", loser) and "Traceback" not in loser
+        assert sum(len(calls(path)) for path in logs) == 1  # the ask left running was dispatched once
+        winner = json.loads(next(out for code, out, _ in outcomes if code == 0))
+        assert winner["value"] == ["A", "B", "C"]
+
+
+def test_amending_a_run_live_in_another_process_supersedes_it(workspace, tmp_path):
+    log = tmp_path / "calls.log"
+    process = start_slow_run(workspace, log)
+    try:
+        wait_for_third(log, process)
+        (workspace / "edited.dwf.py").write_text(SCRIPT.replace('ask("three")', 'ask("three, edited")'))
+        amended = dwfc("amend", "dwfrun-", "edited.dwf.py", "--agent", "scripted:fast.json", "--yes",
+                       "--progress", "json", cwd=workspace, call_log=log)
+        out, err = process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 3, err
+    old = json.loads(out)
+    assert (old["status"], old["stop_reason"]) == ("stopped", "superseded")
+    assert amended.returncode == 0, amended.stderr
+    new = json.loads(amended.stdout)
+    assert new["status"] == "completed" and new["value"] == ["A", "B", "C"] and new["run_id"] != old["run_id"]
+    # first and second were imported (not dispatched again, zero tokens); the edited third ran live
+    assert calls(log) == ["first", "second", "third", "third"]
+    listed = {r["id"]: r for r in runs_json(workspace)}
+    assert (listed[old["run_id"]]["status"], listed[old["run_id"]]["stop_reason"]) == ("stopped", "superseded")
+    shown = json.loads(dwfc("show", old["run_id"], "--json", cwd=workspace).stdout)
+    assert (shown["superseded_by"], shown["resumable"]) == (new["run_id"], False)
+    assert json.loads(dwfc("show", new["run_id"], "--json", cwd=workspace).stdout)["amended_from"] == old["run_id"]
+    assert f"Superseded by: {new['run_id']}" in dwfc("show", old["run_id"], cwd=workspace).stdout

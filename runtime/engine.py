@@ -24,6 +24,7 @@ row is settled. Each `node-started` gets exactly one `node-settled`, on every pa
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import uuid
 from dataclasses import dataclass, field
@@ -265,7 +266,6 @@ class Run:
         self._scope: anyio.CancelScope | None = None
         self._spawn: Callable | None = None  # the engine's start_soon, for the grace-period watchdog
         self._stop_reason: str | None = None
-        self._question_count = 0
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
         self._commit_due = anyio.Event()  # set when the journal opens a group transaction
         self._journal_failure: JournalError | None = None
@@ -748,9 +748,11 @@ class Run:
 
     # ------------------------------------------------------------ escalation
 
-    async def escalate(self, request: AskRequest, question: str, context: str | None) -> str:
-        self._question_count += 1
-        question_id = f"dwfq-{self.id.removeprefix('dwfrun-')[:8]}-{self._question_count}"
+    async def escalate(self, request: AskRequest, question: str, context: str | None, number: int = 1) -> str:
+        # Named by the run, the ask's occurrence and the question's number within the ask: stable
+        # across a resume, so a re-dispatched ask asking again finds an answer already given.
+        occurrence = hashlib.sha256(f"{request.site}|{request.key}".encode()).hexdigest()[:6]
+        question_id = f"dwfq-{self.id.removeprefix('dwfrun-')[:8]}-{occurrence}-{number}"
         self.events.emit("escalation-raised", id=question_id, site=request.site, key=request.key,
                          actor=request.actor.name, question=question, context=context)
         port = self.request.questions
@@ -812,7 +814,7 @@ class _Channel:
         if self.escalations > MAX_ESCALATIONS_PER_ASK:
             return (f"You have asked {MAX_ESCALATIONS_PER_ASK} questions in this task, the most allowed. "
                     "Proceed on your own best judgement.")
-        return await self.run.escalate(self.request, question, context)
+        return await self.run.escalate(self.request, question, context, self.escalations)
 
     def progress(self, message: str, **info: Any) -> None:
         self.run.events.emit("node-progress", site=self.request.site, key=self.request.key, message=message, **info)

@@ -1,6 +1,8 @@
 """This module defines the file-based QuestionPort (RUNTIME §4): escalations of a headless run
 answered by another process with `dwfc answer QUESTION_ID TEXT`.
 
+Ids are `dwfq-<run>-<ask occurrence>-<n>` (see `Run.escalate`), stable across a resume: an
+answer written for a question while its run was down is found when the resumed run asks again.
 The running process writes `.dwf/questions/<id>.json` (`id`, `run_id`, `actor`, `question`,
 `context`, `asked_at`) under the workspace, and polls for `.dwf/questions/<id>.answer` (UTF-8
 text) at most every 0.2 s. Waiting has no timeout: cancelling the run is the only other exit.
@@ -68,17 +70,26 @@ class FileQuestions:
 
     def _write_question(self, question_id: str, record: dict) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        stale = self.directory / f"{question_id}.answer"
-        if stale.exists():  # an answer left by an earlier run with the same id is not for this question
-            stale.unlink()
-        _atomic_write(self.directory / f"{question_id}.json", json.dumps(record, indent=2) + "\n", exclusive=False)
+        question_path, answer_path = self.directory / f"{question_id}.json", self.directory / f"{question_id}.answer"
+        if answer_path.exists():
+            # Ids name the run, the ask occurrence and the question's number in it, so a resumed
+            # run asking again meets its own earlier question: an answer given to the same
+            # question (perhaps while the run was down) stands; anything else is stale.
+            try:
+                earlier = json.loads(question_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                earlier = None
+            if isinstance(earlier, dict) and (earlier.get("run_id"), earlier.get("question")) == (record["run_id"], record["question"]):
+                return
+            answer_path.unlink()
+        _atomic_write(question_path, json.dumps(record, indent=2) + "\n", exclusive=False)
 
 
 def write_answer(workspace: str | os.PathLike, question_id: str, text: str) -> dict:
     """Answer a pending question; returns its record. Raises AnswerError (unknown id, already
     answered, empty answer)."""
     if not valid_id(question_id):
-        raise AnswerError(f"{question_id!r} is not a question id (ids look like dwfq-1a2b3c4d-1)")
+        raise AnswerError(f"{question_id!r} is not a question id (ids look like dwfq-1a2b3c4d-9f8e7d-1)")
     directory = questions_dir(workspace)
     question_path = directory / f"{question_id}.json"
     try:

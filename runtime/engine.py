@@ -268,6 +268,8 @@ class Run:
         self._stop_reason: str | None = None
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
         self._commit_due = anyio.Event()  # set when the journal opens a group transaction
+        self._committed = anyio.Event()  # set (and replaced) after each group commit
+        self._committer_done = True  # until _main starts the committer task
         self._journal_failure: JournalError | None = None
         self._settled_group: int | None = None  # the open group that holds the latest settled effect
         # Settled rows of the run being resumed, loaded once: replay is a dict lookup. A new run
@@ -359,6 +361,7 @@ class Run:
             self._spawn(self._watch_cancel_requests)
         if self._spawn is not None:
             self.journal.hold_commits(self._wake_committer)
+            self._committer_done = False
             self._spawn(self._commit_groups)
         status, value, error, trace = "completed", None, None, None
         try:
@@ -389,20 +392,38 @@ class Run:
 
     async def _commit_groups(self) -> None:
         """Group commit: node rows and events written during one event-loop tick share one
-        commit, made when this task next runs. Effects are additionally committed before
-        dispatch, so a killed process never lost a row that mattered."""
-        while not self.settled.is_set():
-            await self._commit_due.wait()
-            self._commit_due = anyio.Event()
-            if self.settled.is_set():
-                return
-            try:
+        commit, made when this task next runs; dispatches that need it wait (`_durable`)."""
+        try:
+            while not self.settled.is_set():
+                await self._commit_due.wait()
+                self._commit_due = anyio.Event()
+                if self.settled.is_set():
+                    return
+                try:
+                    self.journal.commit()
+                except JournalError as failure:  # the run cannot go on without its journal
+                    self._journal_failure = failure
+                    if self._scope is not None:
+                        self._scope.cancel()
+                    return
+                finally:
+                    self._committed.set()
+                    self._committed = anyio.Event()
+        finally:
+            self._committer_done = True
+            self._committed.set()
+
+    async def _durable(self, group: int) -> None:
+        """Returns once the group transaction `group` is committed."""
+        while self.journal.open_group == group:
+            if self._journal_failure is not None:
+                raise FatalError("JournalError", str(self._journal_failure))
+            if self._committer_done:
                 self.journal.commit()
-            except JournalError as failure:  # the run cannot go on without its journal
-                self._journal_failure = failure
-                if self._scope is not None:
-                    self._scope.cancel()
                 return
+            committed = self._committed
+            self._commit_due.set()
+            await committed.wait()
 
     async def _watch_cancel_requests(self) -> None:
         """`dwfc cancel` from another process writes a request file; stop the run as `user`."""
@@ -525,9 +546,9 @@ class Run:
         return self.budget_limit is not None and self.usage.output_tokens >= self.budget_limit
 
     async def _effect(self, site: str, key: str, kind: str, actor: str | None, inputs: Any,
-                      execute: Callable[[Callable[[], None]], Awaitable[Any]], queued: dict | None = None,
+                      execute: Callable[[Callable[[], Awaitable[None]]], Awaitable[Any]], queued: dict | None = None,
                       lookup: Callable[[str], Any] | None = None, usage_of: Callable[[], dict] | None = None) -> Any:
-        """Journal and run one effect. `execute(started)` performs it and calls `started()` at the
+        """Journal and run one effect. `execute(started)` performs it and awaits `started()` at the
         moment it is really dispatched (an ask after its actor's turn and a concurrency slot).
         `lookup(digest)` (amend runs) returns `(True, journal result, usage)` to import the
         predecessor's result instead, or None; `usage_of()` gives the usage JSON of the row."""
@@ -548,12 +569,14 @@ class Run:
         self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "running"))
         group = self.journal.open_group
 
-        def started() -> None:
+        async def started() -> None:
             # Before an effect is dispatched its `running` row, and every effect settled so far,
             # are durable: a crash never loses a result that a later dispatch could have seen.
+            # The dispatch waits for the tick's group commit, so effects dispatched in one tick
+            # share one commit.
             pending = self.journal.open_group
             if pending is not None and pending in (group, self._settled_group):
-                self.journal.commit()
+                await self._durable(pending)
             self.live_nodes[(site, key)] = kind
             self.events.emit("node-started", site=site, key=key, kind=kind, actor=actor, phase=phase)
 
@@ -605,7 +628,7 @@ class Run:
         async def execute(started):
             async with self.actor_locks[spec.actor_id]:
                 async with self.limiter:
-                    started()
+                    await started()
                     self.actors_started.add(spec.actor_id)
                     request = AskRequest(self.id, spec, site, key, instructions, schema, label)
                     channel = _Channel(self, request, schema_key)
@@ -675,7 +698,7 @@ class Run:
         if world is None:
             raise ScriptError("WorldError", "this run has no workspace to read")
         async def execute(started):
-            started()
+            await started()
             return await world.read(op, arguments, {})
 
         lookup = None
@@ -694,7 +717,7 @@ class Run:
             raise ScriptError("WorldError", "this run has no workspace to run commands in")
         async def execute(started):
             self.close_import_cache("world.run", site=site, key=key, command=cmd)  # before dispatch
-            started()
+            await started()
             return await world.run(cmd, arguments, timeout_s)
 
         return await self._effect(site, key, "run", None, {"op": "world.run", "cmd": cmd, "args": arguments},
@@ -725,7 +748,7 @@ class Run:
             raise ScriptError("ArtifactError", "this run has no artifact store")
 
         async def execute(started):
-            started()
+            await started()
             options = {k: values.get(k) for k in ("title", "description")}
             if kind == "file":
                 ref = await store.publish_file(self.id, values["id"], values["path"], primary=bool(values.get("primary")), **options)

@@ -15,7 +15,9 @@ A RULE has optional match fields, all of which must match:
 - `instructions`: a regular expression searched (`re.search`) in the ask's instructions;
 
 plus either one OUTCOME (its keys inline in the rule) or `"sequence": [OUTCOME, ...]`, used in
-order by successive matching asks of the run (the last one repeats). The first matching rule
+order by successive matching asks dispatched to this port (the last one repeats; a resumed run
+replays its finished asks without the port, so its sequences start again from the first
+outcome: match such asks by `site` or `instructions` when a fixture must serve resumes). The first matching rule
 wins; when none matches, `default` applies; without a default the ask fails naming the ask.
 
 An OUTCOME has exactly one of

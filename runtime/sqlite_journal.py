@@ -181,6 +181,9 @@ class SqliteJournal:
         self._conn: sqlite3.Connection | None = None
         self._holders: list[Callable[[], None]] = []  # see hold_commits
         self._group_serial = 0
+        # run id -> the last event sequence allocated in the open group transaction. No other
+        # connection can write while it is open, so the next one is known without reading it back.
+        self._group_sequences: dict[str, int] = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -191,6 +194,9 @@ class SqliteJournal:
                                          check_same_thread=False)
             try:
                 self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+                # Takes effect only when the file is new: 8 KiB pages hold three 2 KiB results
+                # where 4 KiB pages hold one (a third less disk for typical agent answers).
+                self._conn.execute("PRAGMA page_size = 8192")
                 self._conn.execute("PRAGMA foreign_keys = ON")
                 self._migrate()
                 mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -299,6 +305,7 @@ class SqliteJournal:
                 if self._holders and not conn.in_transaction:
                     conn.execute("BEGIN IMMEDIATE")
                     self._group_serial += 1
+                    self._group_sequences.clear()
                     for wake in list(self._holders):
                         wake()
                 return write(conn)
@@ -404,6 +411,8 @@ class SqliteJournal:
     def _dump(self, conn: sqlite3.Connection, value: Any) -> tuple[str | None, str | None]:
         """(inline JSON, None) for small values; (None, sha256) for large ones, stored once."""
         text = _to_json(value)
+        if len(text) <= BLOB_THRESHOLD // 4:  # at most 4 bytes per character: small without encoding
+            return text, None
         data = text.encode("utf-8")
         if len(data) <= BLOB_THRESHOLD:
             return text, None
@@ -579,8 +588,16 @@ class SqliteJournal:
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
         def write(conn: sqlite3.Connection) -> int:
             text, blob = self._dump(conn, payload)
+            grouped = bool(self._holders) and conn.in_transaction
+            last = self._group_sequences.get(run_id) if grouped else None
             rowid = conn.execute(_APPEND_EVENT, (run_id, run_id, event_type, text, blob)).lastrowid
-            return conn.execute("SELECT sequence FROM dwf_event WHERE rowid = ?", (rowid,)).fetchone()[0]
+            if last is not None:
+                sequence = last + 1
+            else:
+                sequence = conn.execute("SELECT sequence FROM dwf_event WHERE rowid = ?", (rowid,)).fetchone()[0]
+            if grouped:
+                self._group_sequences[run_id] = sequence
+            return sequence
 
         return self._hot_write(write, lambda: f"append a {event_type} event to run {run_id}")
 

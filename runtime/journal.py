@@ -18,9 +18,11 @@ class JournalError(Exception):
     row holding invalid data). The message names the store and says what to do."""
 
 
+_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode
+
+
 def input_hash(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return hashlib.sha256(_canonical(value).encode("utf-8")).hexdigest()[:32]
 
 
 @dataclass
@@ -130,22 +132,22 @@ class MemoryJournal:
         stored = self.nodes.get((run_id, site, key))
         if stored is None:
             return None
-        kind, actor, digest, data, status, imported = stored
-        fields = json.loads(data)
-        return NodeRow(run_id, site, key, kind, actor, digest, fields["input"], status, fields["result"],
-                       fields["error"], fields["usage"], imported)
+        kind, actor, digest, data, status, outcome, imported = stored
+        result, error, usage = json.loads(outcome)
+        return NodeRow(run_id, site, key, kind, actor, digest, json.loads(data), status, result, error, usage, imported)
 
     def put_node(self, row: NodeRow) -> None:
-        data = json.dumps({"input": row.input, "result": row.result, "error": row.error, "usage": row.usage})
-        self.nodes[(row.run_id, row.site, row.key)] = (row.kind, row.actor, row.input_hash, data, row.status, row.imported)
+        self.nodes[(row.run_id, row.site, row.key)] = (
+            row.kind, row.actor, row.input_hash, json.dumps(row.input), row.status,
+            json.dumps([row.result, row.error, row.usage]), row.imported)
 
     def settle_node(self, run_id: str, site: str, key: str, status: str, result: Any = None, error: Any = None,
                     usage: dict | None = None) -> None:
-        row = self.get_node(run_id, site, key)
-        if row is None:
+        stored = self.nodes.get((run_id, site, key))
+        if stored is None:
             raise KeyError((run_id, site, key))
-        row.status, row.result, row.error, row.usage = status, result, error, usage or {}
-        self.put_node(row)
+        kind, actor, digest, data, _, _, imported = stored
+        self.nodes[(run_id, site, key)] = (kind, actor, digest, data, status, json.dumps([result, error, usage or {}]), imported)
 
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
         events = self._events.setdefault(run_id, [])

@@ -181,8 +181,11 @@ class SqliteJournal:
         self._conn: sqlite3.Connection | None = None
         self._holders: list[Callable[[], None]] = []  # see hold_commits
         self._group_serial = 0
-        # run id -> the last event sequence allocated in the open group transaction. No other
-        # connection can write while it is open, so the next one is known without reading it back.
+        # Events appended in the open group wait here and are inserted together (`executemany`)
+        # just before it commits; each INSERT still allocates its sequence. No other connection
+        # can write while the group is open, so the sequence each will get is known at once:
+        # run id -> the last one handed out in this group.
+        self._pending_events: list[tuple] = []
         self._group_sequences: dict[str, int] = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -281,6 +284,8 @@ class SqliteJournal:
             opened = not conn.in_transaction
             if opened:
                 conn.execute("BEGIN IMMEDIATE")
+            else:
+                self._flush_events(conn)
             try:
                 yield conn
             except BaseException:
@@ -295,22 +300,39 @@ class SqliteJournal:
 
     def _hot_write(self, write: Callable[[sqlite3.Connection], Any], action: Callable[[], str]) -> Any:
         """The hot paths (node rows and events): `write(conn)` under the lock, without context
-        managers. While commits are held it joins the open group transaction (opening it, and
-        waking the holders, if there is none); otherwise its single statement commits on its
-        own (autocommit). A content-addressed blob written first needs no atomicity with the
-        row: an orphan blob is harmless and is reused by the next identical value."""
+        managers. While commits are held it joins the open group transaction (opening it if
+        there is none); otherwise its single statement commits on its own (autocommit). A
+        content-addressed blob written first needs no atomicity with the row: an orphan blob is
+        harmless and is reused by the next identical value."""
         with self._lock:
             try:
                 conn = self._connection()
                 if self._holders and not conn.in_transaction:
-                    conn.execute("BEGIN IMMEDIATE")
-                    self._group_serial += 1
-                    self._group_sequences.clear()
-                    for wake in list(self._holders):
-                        wake()
+                    self._open_group(conn)
                 return write(conn)
             except sqlite3.Error as error:
                 raise self._explain(error, action()) from None
+
+    def _open_group(self, conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        self._group_serial += 1
+        self._pending_events.clear()
+        self._group_sequences.clear()
+        for wake in list(self._holders):
+            wake()
+
+    def _flush_events(self, conn: sqlite3.Connection) -> None:
+        """Inserts the group's pending events, then checks that each run's last sequence is the
+        one handed out (it always is while the group holds the write lock)."""
+        if not self._pending_events:
+            return
+        rows, self._pending_events = self._pending_events, []
+        conn.executemany(_APPEND_EVENT, rows)
+        for run_id, expected in self._group_sequences.items():
+            stored = conn.execute("SELECT MAX(sequence) FROM dwf_event WHERE run_id = ?", (run_id,)).fetchone()[0]
+            if stored != expected:
+                raise JournalError(f"{self.path}: run {run_id}'s event sequence is {stored}, expected {expected}; "
+                                   "another writer bypassed the journal's lock; restore the file from a backup")
 
     # ------------------------------------------------------------ group commit
 
@@ -344,8 +366,10 @@ class SqliteJournal:
             if conn is None or not conn.in_transaction:
                 return
             try:
+                self._flush_events(conn)
                 conn.execute("COMMIT")
-            except sqlite3.Error:
+            except BaseException:
+                self._pending_events.clear()
                 _rollback(conn)
                 raise
 
@@ -588,21 +612,23 @@ class SqliteJournal:
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
         def write(conn: sqlite3.Connection) -> int:
             text, blob = self._dump(conn, payload)
-            grouped = bool(self._holders) and conn.in_transaction
-            last = self._group_sequences.get(run_id) if grouped else None
-            rowid = conn.execute(_APPEND_EVENT, (run_id, run_id, event_type, text, blob)).lastrowid
-            if last is not None:
-                sequence = last + 1
-            else:
-                sequence = conn.execute("SELECT sequence FROM dwf_event WHERE rowid = ?", (rowid,)).fetchone()[0]
-            if grouped:
-                self._group_sequences[run_id] = sequence
-            return sequence
+            if not (self._holders and conn.in_transaction):  # autocommit: insert, then read the sequence back
+                rowid = conn.execute(_APPEND_EVENT, (run_id, run_id, event_type, text, blob)).lastrowid
+                return conn.execute("SELECT sequence FROM dwf_event WHERE rowid = ?", (rowid,)).fetchone()[0]
+            last = self._group_sequences.get(run_id)
+            if last is None:
+                last = conn.execute("SELECT COALESCE(MAX(sequence), 0) FROM dwf_event WHERE run_id = ?",
+                                    (run_id,)).fetchone()[0]
+            self._pending_events.append((run_id, run_id, event_type, text, blob))
+            self._group_sequences[run_id] = last + 1
+            return last + 1
 
         return self._hot_write(write, lambda: f"append a {event_type} event to run {run_id}")
 
     def events(self, run_id: str, after: int = 0) -> list[dict]:
         with self._read(f"read the events of run {run_id}") as conn:
+            if conn.in_transaction:
+                self._flush_events(conn)  # this connection sees its own pending events too
             rows = conn.execute("SELECT sequence, type, payload, payload_blob FROM dwf_event WHERE run_id = ? "
                                 "AND sequence > ? ORDER BY sequence", (run_id, after)).fetchall()
             return [{"seq": seq, "type": kind,

@@ -707,3 +707,55 @@ async def test_a_workflow_is_journaled_in_the_sqlite_file(tmp_path):
     with SqliteJournal(path) as reopened:  # the same rows through the store's API
         assert reopened.find_runs(run.id[len("dwfrun-"):][:8])[0].id == run.id
         assert [n.kind for n in reopened.list_nodes(run.id)].count("ask") == 4
+
+
+def test_grouped_events_of_several_runs_get_the_sequences_their_inserts_allocate(tmp_path):
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path)
+    journal.create_run(make_run())
+    journal.create_run(make_run("dwfrun-bbbb"))
+    assert journal.append_event("dwfrun-aaaa", "log", {"message": "before"}) == 1  # autocommit
+    wake = lambda: None
+    journal.hold_commits(wake)
+    handed = [journal.append_event(run, "log", {"message": f"{run} {i}"})
+              for i in range(3) for run in ("dwfrun-aaaa", "dwfrun-bbbb")]
+    assert handed == [2, 1, 3, 2, 4, 3]
+    assert _committed(path, "SELECT count(*) FROM dwf_event") == [(1,)]  # pending: not even inserted yet
+    # the writer's own reads see them (they are inserted first), still uncommitted for others
+    assert [e["seq"] for e in journal.events("dwfrun-aaaa")] == [1, 2, 3, 4]
+    assert _committed(path, "SELECT count(*) FROM dwf_event") == [(1,)]
+    assert journal.append_event("dwfrun-bbbb", "log", {"message": "after a read"}) == 4
+    journal.commit()
+    stored = _committed(path, "SELECT run_id, sequence, json_extract(payload, '$.message') FROM dwf_event "
+                              "ORDER BY run_id, sequence")
+    assert stored == [("dwfrun-aaaa", 1, "before"), ("dwfrun-aaaa", 2, "dwfrun-aaaa 0"),
+                      ("dwfrun-aaaa", 3, "dwfrun-aaaa 1"), ("dwfrun-aaaa", 4, "dwfrun-aaaa 2"),
+                      ("dwfrun-bbbb", 1, "dwfrun-bbbb 0"), ("dwfrun-bbbb", 2, "dwfrun-bbbb 1"),
+                      ("dwfrun-bbbb", 3, "dwfrun-bbbb 2"), ("dwfrun-bbbb", 4, "after a read")]
+    journal.release_commits(wake)
+    journal.close()
+
+
+def test_a_failed_group_commit_loses_only_the_uncommitted_group(tmp_path):
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path)
+    journal.create_run(make_run())
+    wake = lambda: None
+    journal.hold_commits(wake)
+    journal.append_event("dwfrun-aaaa", "log", {"message": "kept"})
+    journal.commit()
+    journal.append_event("dwfrun-aaaa", "log", {"message": "lost"})
+    journal.put_node(make_node())
+    pages = journal._conn.execute("PRAGMA page_count").fetchone()[0]
+    journal._conn.execute(f"PRAGMA max_page_count = {int(pages)}")  # the "disk" is now full
+    with pytest.raises(JournalError, match="full"):
+        journal.append_event("dwfrun-aaaa", "log", {"message": "x" * 200_000})  # a blob that does not fit
+        journal.commit()
+    journal._conn.execute("PRAGMA max_page_count = 1073741823")
+    assert journal.open_group is None  # rolled back: nothing half-written stays pending
+    assert journal.append_event("dwfrun-aaaa", "log", {"message": "space again"}) == 2
+    journal.release_commits(wake)
+    journal.close()
+    with SqliteJournal(path) as reopened:
+        assert [e["payload"]["message"] for e in reopened.events("dwfrun-aaaa")] == ["kept", "space again"]
+        assert reopened.get_node("dwfrun-aaaa", "ask#1", "ask#1") is None

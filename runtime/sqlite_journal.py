@@ -451,7 +451,7 @@ class SqliteJournal:
                 raise JournalError(f"{self.path}: {what} refers to a stored value ({blob[:12]}...) that is missing; "
                                    "the journal was edited or damaged; restore it from a backup")
             text = bytes(found[0]).decode("utf-8", errors="replace")
-        if text is None:
+        if text is None or text == "null":
             return None
         try:
             return json.loads(text)

@@ -23,10 +23,8 @@ The walk does four jobs at once, so the tree is traversed a single time:
 
 from __future__ import annotations
 
-import ast
 import difflib
 import re
-from dataclasses import dataclass, field
 from typing import Callable
 
 import libcst as cst
@@ -36,8 +34,7 @@ from dwf.grammar import facade as F
 
 from . import ir
 from .diagnostics import DiagnosticSink
-from .effects import (ActorFact, ArtifactFact, FacadeCallChecks, Facts, ReportFact, call_argument,
-                      non_json_description, non_json_help)
+from .effects import FacadeCallChecks, Facts, call_argument, non_json_description, non_json_help
 from .literals import decode_fstring_text, has_fstring, literal_string
 from .parse import ParsedModule
 from .rules import effects as E
@@ -45,7 +42,7 @@ from .rules import meta as M
 from .rules import names as N
 from .rules import schemas as S
 from .rules import syntax as X
-from .scopes import (ASSIGN, ASYNC_DEF, CLASS, DEF, IMPORT_DWF, IMPORT_MODULE, IMPORT_TYPING, Binding,
+from .scopes import (ASSIGN, ASYNC_DEF, CLASS, IMPORT_DWF, IMPORT_MODULE, IMPORT_TYPING, Binding,
                      Scope, bind_targets, collect)
 from .source import Span
 

@@ -12,8 +12,6 @@ item whose stage raises becomes `None`. Fatal errors and `BudgetExceeded` are ne
 
 from __future__ import annotations
 
-from typing import Any
-
 import anyio
 
 from dwf.compiler import ir

@@ -13,7 +13,7 @@ interpreter frames.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # The script-visible exception hierarchy: name -> parent name.
 SCRIPT_EXCEPTION_PARENTS: dict[str, str | None] = {

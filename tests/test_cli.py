@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES
 
 DWFC = str(Path(sys.executable).parent / "dwfc")
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLES, ROOT, compile_text
+from conftest import ROOT, compile_text
 from test_fuzz import TOKENS, mutated_example
 
 from dwf.grammar.syntax import DwfSyntaxError, parse_tree

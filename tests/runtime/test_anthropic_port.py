@@ -16,7 +16,7 @@ from dwf.runtime.anthropic_port import CONTRACT, AnthropicAgentPort, AnthropicPo
 from dwf.runtime.engine import Engine, StartRequest
 from dwf.runtime.ports import Usage
 
-from fake_messages_api import (FakeMessagesAPI, error, message, overloaded, rate_limited, slow, text, text_block,
+from fake_messages_api import (FakeMessagesAPI, error, message, overloaded, rate_limited, slow, text,
                                 tool_block, tool_use)
 
 

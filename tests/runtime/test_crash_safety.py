@@ -18,7 +18,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
 
 from dwf.runtime.sqlite_journal import SqliteJournal
 

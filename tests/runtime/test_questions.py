@@ -5,7 +5,6 @@ actor's question is answered by a second process."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading

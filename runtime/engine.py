@@ -15,19 +15,21 @@ it never recalls running ones). World reads and commands are outside that cap. T
 no clock and no randomness: journaled outcomes are keyed by site and occurrence, never by
 completion order.
 
-Effects. Every effect goes through `_effect`: the journal is consulted first (a completed or
-failed row with the same key replays without calling a port; a different input hash fails the
-run with `InputHashMismatch`), then the row is written `running`, the port is called, and the
-row is settled. Each `node-started` gets exactly one `node-settled`, on every path.
+Effects. Every effect goes through `_effect`: a resumed run's settled rows (loaded once) are
+consulted first (a completed or failed row with the same key replays without calling a port; a
+different input hash fails the run with `InputHashMismatch`), then an amended run's imported
+cache, then the row is written `running`, the effect is dispatched once that row and every
+outcome settled before it are committed (group commit, see `_commit_groups`), and the row is
+settled. Each `node-started` gets exactly one `node-settled`, on every path. The ask protocol
+itself (turns, nudge, schema repairs) is in `ask_channel.py`; requests and results in
+`run_request.py`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -39,81 +41,19 @@ from dwf.compiler.compile import compile_source
 
 from . import sandbox
 from .arguments import ArgumentError, validate_args
+from .ask_channel import AskChannel, run_ask
 from .errors import FatalError, ScriptError
-from .events import EventBus, Listener
+from .events import EventBus
 from .interpreter import Interpreter
-from .journal import JournalError, JournalStore, MemoryJournal, NodeRow, RunRow, input_hash
-from .limits import Limits
-from .ports import NUDGE_MESSAGE, ActorSpec, AgentPort, AskError, AskRequest, QuestionPort, Usage, Verdict
+from .journal import JournalError, MemoryJournal, NodeRow, RunRow, input_hash
+from .ports import ActorSpec, AskRequest, Usage
 from .records import Record, to_journal
+# The request and result types live in run_request.py; callers import them from here too.
+from .run_request import (RunResult, StartError, StartRequest,  # noqa: F401
+                          control_dir_of, default_max_concurrency)
 from .values import ActorHandle
 
-REPAIR_ATTEMPTS = 3
-NUDGE_ATTEMPTS = 1
-MAX_ESCALATIONS_PER_ASK = 3
-DEFAULT_GRACE_PERIOD_S = 5.0
 INSTRUCTIONS_HEAD = 240
-
-
-def default_max_concurrency() -> int:
-    return max(1, min(16, (os.cpu_count() or 1) - 2))
-
-
-class StartError(Exception):
-    """The request was refused before anything ran; `problems` lists every reason."""
-
-    def __init__(self, problems: list[str], diagnostics: list | None = None):
-        super().__init__("; ".join(problems))
-        self.problems = problems
-        self.diagnostics = diagnostics or []
-
-
-@dataclass
-class StartRequest:
-    script: str
-    agent_port: AgentPort
-    path: str = "<script>"
-    args: dict = field(default_factory=dict)
-    world: Any = None  # a WorldPort (runtime.world.LocalWorld); None: reads and commands fail
-    artifacts: Any = None  # an ArtifactStore; None: artifacts fail with ArtifactError
-    questions: QuestionPort | None = None
-    journal: JournalStore | None = None
-    max_concurrency: int | None = None
-    max_agents: int | None = None
-    budget: int | None = None
-    limits: Limits = field(default_factory=Limits)
-    listeners: list[Listener] = field(default_factory=list)
-    approved_commands: frozenset[str] | None = None  # None: the script's own command set is approved
-    grace_period_s: float = DEFAULT_GRACE_PERIOD_S
-    run_id: str | None = None
-    # Resume (RUNTIME §5.1): continue the stopped run `run_id` of `journal`. The stored script,
-    # args and caps are used (`script`/`args` are ignored; explicit caps override stored ones).
-    resume: bool = False
-    # Where the owner record and cancel requests of runs live (`<workspace>/.dwf/runs`). None:
-    # derived from a file-backed journal (`<journal folder>/runs`); a MemoryJournal has none.
-    control_dir: Path | None = None
-    # Amend (RUNTIME §5.2, runtime/amend.py): the predecessor this run was amended from, and the
-    # `ImportedCache` built from it (consulted after the run's own journal, before going live).
-    resumed_from: str | None = None
-    imported_cache: Any = None
-
-
-@dataclass
-class RunResult:
-    run_id: str
-    status: str  # completed | errored | stopped
-    value: Any = None
-    error: str | None = None
-    stop_reason: str | None = None
-    agents_started: int = 0
-    usage: dict = field(default_factory=dict)
-    reports: list = field(default_factory=list)
-    traceback: str | None = None
-
-    def to_json(self) -> dict:
-        return {"run_id": self.run_id, "status": self.status, "value": self.value, "error": self.error,
-                "stop_reason": self.stop_reason, "agents_started": self.agents_started,
-                "usage": {"output_tokens": self.usage.get("output_tokens", 0)}, "reports": self.reports}
 
 
 class Engine:
@@ -149,13 +89,6 @@ class Engine:
         self.runs[run.id] = run
         self._group.start_soon(run._main)
         return run
-
-
-def control_dir_of(request: StartRequest) -> Path | None:
-    if request.control_dir is not None:
-        return Path(request.control_dir)
-    path = getattr(request.journal, "path", None)
-    return Path(path).parent / "runs" if path is not None else None
 
 
 def prepare_run(request: StartRequest) -> Run:
@@ -574,9 +507,11 @@ class Run:
             # are durable: a crash never loses a result that a later dispatch could have seen.
             # The dispatch waits for the tick's group commit, so effects dispatched in one tick
             # share one commit.
+            # Checked again after each wait: effects may have settled meanwhile, in a newer group.
             pending = self.journal.open_group
-            if pending is not None and pending in (group, self._settled_group):
+            while pending is not None and pending in (group, self._settled_group):
                 await self._durable(pending)
+                pending = self.journal.open_group
             self.live_nodes[(site, key)] = kind
             self.events.emit("node-started", site=site, key=key, kind=kind, actor=actor, phase=phase)
 
@@ -623,7 +558,7 @@ class Run:
         if self._budget_spent():
             raise ScriptError("BudgetExceeded", f"the token budget ({self.budget_limit:,} output tokens) is spent")
 
-        channel_box: list[_Channel] = []
+        channel_box: list[AskChannel] = []
 
         async def execute(started):
             async with self.actor_locks[spec.actor_id]:
@@ -631,9 +566,9 @@ class Run:
                     await started()
                     self.actors_started.add(spec.actor_id)
                     request = AskRequest(self.id, spec, site, key, instructions, schema, label)
-                    channel = _Channel(self, request, schema_key)
+                    channel = AskChannel(self, request, schema_key)
                     channel_box.append(channel)
-                    return await self._run_ask(request, schema_key, channel)
+                    return await run_ask(self.request.agent_port, request, channel)
 
         def usage_of() -> dict:
             # The ask's own usage, and whether it was pure (no tool touched the world): stored in
@@ -660,30 +595,6 @@ class Run:
             # RUNTIME §6 has no event type of its own for this: a `log` event that says so
             self.events.emit("log", message=f"the imported cache closed at the first side effect ({cause})",
                              import_cache_closed=True, cause=cause, phase=self.phase, **info)
-
-    async def _run_ask(self, request: AskRequest, schema_key: str | None, channel: _Channel | None = None) -> Any:
-        channel = channel or _Channel(self, request, schema_key)
-        port = self.request.agent_port
-        try:
-            text = await port.run_turn(request, request.instructions, channel)
-            if request.schema is None:
-                if not isinstance(text, str):
-                    raise AskError("the agent's final answer was not text")
-                return text
-            for _ in range(NUDGE_ATTEMPTS):
-                if channel.accepted or channel.exhausted:
-                    break
-                text = await port.run_turn(request, NUDGE_MESSAGE, channel)
-            if channel.accepted:
-                return channel.value
-            if channel.exhausted:
-                raise ScriptError("AskFailed", f"{request.key}: the result did not match its schema after "
-                                  f"{REPAIR_ATTEMPTS} repairs: {'; '.join(channel.last_violations)}",
-                                  details={"code": "ValidationFailed", "violations": channel.last_violations})
-            raise ScriptError("AskFailed", f"{request.key}: the agent ended its turn without submitting a result",
-                              details={"code": "ResultNotSubmitted", "final_text": text if isinstance(text, str) else None})
-        except AskError as error:
-            raise ScriptError("AskFailed", f"{request.key}: {error}", details={"code": error.code}) from None
 
     def validator(self, schema_key: str) -> jsonschema.protocols.Validator:
         validator = self._validators.get(schema_key)
@@ -787,74 +698,6 @@ class Run:
         return answer
 
 
-class _Channel:
-    """The engine side of one ask: validates submissions, counts repairs, relays usage."""
-
-    def __init__(self, run: Run, request: AskRequest, schema_key: str | None):
-        self.run, self.request, self.schema_key = run, request, schema_key
-        self.accepted = False
-        self.exhausted = False
-        self.value: Any = None
-        self.rejections = 0
-        self.last_violations: list[str] = []
-        self.escalations = 0
-        self.ask_usage = Usage()
-        self.touched = False
-
-    async def submit(self, value: Any) -> Verdict:
-        if self.schema_key is None:
-            return Verdict(True)
-        if self.accepted:
-            return Verdict(True, final=True)
-        violations = _violations(self.run.validator(self.schema_key), value)
-        if violations and isinstance(value, str):
-            import json
-
-            try:
-                parsed = json.loads(value)
-            except ValueError:
-                parsed = None
-            if parsed is not None:
-                parsed_violations = _violations(self.run.validator(self.schema_key), parsed)
-                if not parsed_violations:
-                    value, violations = parsed, []
-                else:
-                    violations = parsed_violations
-        if not violations:
-            self.accepted, self.value = True, value
-            return Verdict(True, final=True)
-        self.rejections += 1
-        self.last_violations = violations
-        if self.rejections > REPAIR_ATTEMPTS:
-            self.exhausted = True
-            return Verdict(False, violations, final=True)
-        self.run.events.emit("node-progress", site=self.request.site, key=self.request.key,
-                             message=f"repairing ({self.rejections}/{REPAIR_ATTEMPTS})", violations=violations)
-        return Verdict(False, violations)
-
-    async def escalate(self, question: str, context: str | None = None) -> str:
-        self.escalations += 1
-        if self.escalations > MAX_ESCALATIONS_PER_ASK:
-            return (f"You have asked {MAX_ESCALATIONS_PER_ASK} questions in this task, the most allowed. "
-                    "Proceed on your own best judgement.")
-        return await self.run.escalate(self.request, question, context, self.escalations)
-
-    def progress(self, message: str, **info: Any) -> None:
-        self.run.events.emit("node-progress", site=self.request.site, key=self.request.key, message=message, **info)
-
-    def usage(self, usage: Usage) -> None:
-        self.ask_usage.add(usage)
-        self.run.usage.add(usage)
-        self.run.events.emit("usage-updated", site=self.request.site, key=self.request.key, ask=usage.to_json(),
-                             run=self.run.usage.to_json())
-
-    def touched_world(self) -> None:
-        self.touched = True
-        self.run.close_import_cache("ask", site=self.request.site, key=self.request.key, actor=self.request.actor.name)
-        self.run.events.emit("node-progress", site=self.request.site, key=self.request.key, message="modified the workspace",
-                             touched_world=True)
-
-
 def _rebuild_cache(journal, predecessor: str):
     """The imported cache of an amended run being resumed; None when it cannot be rebuilt
     (unconsumed imports then just run live)."""
@@ -864,11 +707,3 @@ def _rebuild_cache(journal, predecessor: str):
         return ImportedCache.build(journal, predecessor)
     except Exception:
         return None
-
-
-def _violations(validator, value: Any) -> list[str]:
-    out = []
-    for error in sorted(validator.iter_errors(value), key=lambda e: list(map(str, e.absolute_path))):
-        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-        out.append(f"{path}: {error.message}")
-    return out

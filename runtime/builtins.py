@@ -20,8 +20,8 @@ from dwf.grammar import builtins as B
 
 from .errors import SCRIPT_EXCEPTION_PARENTS, ScriptError, is_subclass
 from .records import Record
-from .sandbox import (BINARY, ITEMS_PER_STEP, charge, check_int, check_items, check_string, check_tuple, display,
-                      dwf_repr, iterable, limit_error, to_json, work)
+from .sandbox import (BINARY, charge, charge_walk, check_int, check_items, check_string, check_tuple,
+                      display, dwf_repr, iterable, limit_error, to_json, work)
 from .values import (BuiltinFunction, DwfIterator, ExceptionType, MatchValue, Module, OrderedSet, ScriptFunction,
                      type_name)
 
@@ -101,7 +101,7 @@ def b_sorted(interp, args, kwargs):
     _no_kwargs("sorted", kwargs, ("key", "reverse"))
     (iterable,) = args
     items = _materialize(interp, iterable)
-    charge(interp.limits, len(items) * max(1, len(items).bit_length()) // ITEMS_PER_STEP)  # n log n comparisons
+    charge_walk(interp.limits, items, times=max(1, len(items).bit_length()))  # about log n comparisons per item
     return sorted(items, key=_fn(interp, kwargs.get("key")), reverse=bool(kwargs.get("reverse", False)))
 
 
@@ -208,9 +208,9 @@ def b_minmax(name, python):
         extra = {"key": key} if key else {}
         if "default" in kwargs:
             extra["default"] = kwargs["default"]
-        if len(args) == 1:
-            return python(_materialize(interp, args[0]), **extra)
-        return python(*args, **extra)
+        items = _materialize(interp, args[0]) if len(args) == 1 else args
+        charge_walk(interp.limits, items)  # each item is compared about once
+        return python(items, **extra) if len(args) == 1 else python(*args, **extra)
     return impl
 
 

@@ -58,6 +58,7 @@ CONSTANT_TIME_METHODS = {
     OrderedSet: frozenset({"add", "discard", "remove", "pop", "update"}),
 }
 GROWING_CONTAINER_METHODS = frozenset({"append", "extend", "insert", "update", "add", "setdefault"})
+_COMPARING_METHODS = frozenset({"sort", "index", "count", "remove"})
 SPLITTING_METHODS = frozenset({"split", "rsplit"})
 
 
@@ -77,6 +78,10 @@ def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: di
         elif name in SPLITTING_METHODS:
             args, kwargs = _bounded_split(args, kwargs, limits)
     elif kind is list:
+        if name in _COMPARING_METHODS:  # C compares items (and the argument with each item)
+            sandbox.charge_walk(limits, receiver, times=max(1, len(receiver).bit_length()) if name == "sort" else 1)
+            if args and name != "sort":
+                sandbox.charge_walk(limits, args[0], times=len(receiver))
         if name == "sort" and kwargs.get("key") is not None:
             key, frame = kwargs["key"], interp.caller
             kwargs = dict(kwargs, key=lambda item: interp.call_sync(key, [item], {}, frame))

@@ -228,6 +228,59 @@ def check_tuple(value: tuple, limits: Limits) -> tuple:
     return value
 
 
+# Containers that C code walks item by item when it compares, renders or encodes a value.
+_NESTABLE = frozenset({list, tuple, dict, OrderedSet, ReadOnlyMapping, Record})
+
+
+def expanded_size(value: Any, cap: int) -> int:
+    """How many values a walk of `value` in C visits (comparing, sorting, rendering, encoding):
+    every item of every container through all paths, so a container reachable twice counts
+    twice. Aliasing makes that exponential in memory (`a = [a, a]` 60 times is 61 small lists
+    and 2**61 paths) and C code has no step counter, so operations that walk values charge this
+    size first. Each distinct container is measured once and counting stops past `cap`; a
+    container inside itself counts once there (C stops at it: `[...]`, or a RecursionError)."""
+    if type(value) not in _NESTABLE:
+        return 1
+    sizes: dict[int, int] = {}
+
+    def measure(node: Any) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        sizes[id(node)] = 1
+        if type(node) is Record:
+            items = list(node.fields.values())
+        elif type(node) in (dict, ReadOnlyMapping):
+            items = [*node.keys(), *node.values()]
+        else:
+            items = node
+        total = 1 + len(items)
+        if not _NESTABLE.isdisjoint(map(type, items)):  # in C: flat containers cost one pass
+            for item in items:
+                if type(item) in _NESTABLE:
+                    total += measure(item) - 1
+                    if total > cap:
+                        break
+        sizes[id(node)] = total = min(total, cap + 1)
+        return total
+
+    return measure(value)  # data nested past the recursion limit: RecursionError, as a walk in C would
+
+
+def charge_walk(limits: Limits | RunLimits, *values: Any, times: int = 1) -> None:
+    """Charge the steps of C code walking `values` `times` over (see `expanded_size`); a value
+    too large to walk within the remaining steps is refused before C starts."""
+    if type(limits) is not RunLimits:
+        return
+    cap = max(0, (limits.steps - limits.counter.steps) * ITEMS_PER_STEP)
+    total = 0
+    for value in values:
+        total += expanded_size(value, cap) * times
+        if total > cap:
+            break
+    charge(limits, total // ITEMS_PER_STEP if total <= cap else limits.steps + 1)
+
+
 def limit_error(name: str, limits: Limits) -> FatalError:
     amount = getattr(limits, name)
     shown = f"{amount:,}" if isinstance(amount, int) else f"{amount}"
@@ -402,21 +455,29 @@ def _in(a, b):
 
 
 def _compared(fn):
-    """Comparing containers or strings reads them (up to the shorter one, charged as both)."""
+    """Comparing strings reads them; comparing containers walks them through every path
+    (charged as both, in full, before C starts)."""
     def compare(a, b, limits):
-        if type(a) in _SIZED or type(b) in _SIZED:
+        if a is b and type(a) in _NESTABLE:
+            charge(limits, work(a))  # C meets the same object in every item: one pass
+        elif type(a) in _NESTABLE and type(b) in _NESTABLE:
+            charge_walk(limits, a, b)
+        elif type(a) is str or type(b) is str:
             charge(limits, work(a) + work(b))
         return fn(a, b)
     return compare
 
 
 def _contains(a, b, limits):
-    if type(b) in (list, tuple, str):  # a linear scan (dict, set and range are not)
+    if type(b) in (list, tuple):  # a linear scan comparing `a` with each item
+        charge_walk(limits, b)
+        if type(a) in _NESTABLE:
+            charge_walk(limits, a, times=len(b))
+    elif type(b) is str:
         charge(limits, work(b))
     return _in(a, b)
 
 
-_SIZED = frozenset({str, list, tuple, dict, OrderedSet, ReadOnlyMapping})
 # Each takes (left, right, limits) like BINARY.
 COMPARE = {
     "==": _compared(operator.eq), "!=": _compared(operator.ne), "<": _compared(operator.lt),
@@ -466,6 +527,8 @@ def dwf_repr(value: Any, limits: Limits | None = None) -> str:
     if kind is int or kind is float or kind is bool or value is None:
         return repr(value)  # the common case, and small (ints stay within the bit limit)
     limits = limits or _DEFAULT_LIMITS
+    if expanded_size(value, limits.string_bytes) > limits.string_bytes:  # every value shows as a character or more
+        raise limit_error("string_bytes", limits)
     out: list[str] = []
     budget = [limits.string_bytes]
     _repr_into(value, out, set(), budget, limits)
@@ -534,6 +597,9 @@ def to_json(value: Any, what: str = "value", limits: Limits | None = None) -> An
     JSON text it stands for must fit the string size limit (a list that repeats one big string
     a million times is tiny in memory and enormous as JSON)."""
     limits = limits or _DEFAULT_LIMITS
+    if expanded_size(value, limits.string_bytes) > limits.string_bytes:  # every value is a character or more of JSON
+        raise FatalError("LimitExceeded", f"the {what} is larger than the {Limits.NAMES['string_bytes']} "
+                         f"({limits.string_bytes:,}) as JSON")
     budget = [limits.string_bytes]
     nodes = [0]
     data = _to_json(value, what, 0, budget, nodes)

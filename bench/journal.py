@@ -153,9 +153,10 @@ def render(t: dict, r: dict, distinct: dict, same: dict) -> str:
         "",
         "Notes:", "",
         "- (a) Per ask the SQLite journal writes two node rows (`running` before dispatch, then the outcome) and four "
-        "events (queued, started, usage, settled). They are grouped: one transaction per event-loop tick, committed "
-        "before the next dispatch, so a crash never loses a result a later dispatch could have seen "
-        "(`tests/runtime/test_journal.py` checks this from a second connection at every dispatch).",
+        "events (queued, started, usage, settled). They are grouped: one transaction per event-loop tick, and a "
+        "dispatch waits for the commit of its own row and of the outcomes settled before its turn, so a crash never "
+        "loses a result a dispatched effect was built from (`tests/runtime/test_journal.py` checks this from a "
+        "second connection at every dispatch; see docs/design.md, Journal).",
         "- (b) Replay re-executes the script: every ask is evaluated again by the interpreter, its input hash "
         "checked against the journal, and a `node-settled (cached)` event journaled. That floor is what the "
         "instant-port original is compared with, so the ratio measures engine overhead against engine overhead; "

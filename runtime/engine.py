@@ -503,15 +503,14 @@ class Run:
         group = self.journal.open_group
 
         async def started() -> None:
-            # Before an effect is dispatched its `running` row, and every effect settled so far,
-            # are durable: a crash never loses a result that a later dispatch could have seen.
-            # The dispatch waits for the tick's group commit, so effects dispatched in one tick
-            # share one commit.
-            # Checked again after each wait: effects may have settled meanwhile, in a newer group.
+            # Before an effect is dispatched, its `running` row and every outcome settled before
+            # it got its turn are committed, so no dispatch can have seen a result that a crash
+            # would lose. It waits for the tick's group commit (effects dispatched in one tick
+            # share one); an outcome settling during that wait is committed at the end of its
+            # own tick, like every outcome.
             pending = self.journal.open_group
-            while pending is not None and pending in (group, self._settled_group):
+            if pending is not None and pending in (group, self._settled_group):
                 await self._durable(pending)
-                pending = self.journal.open_group
             self.live_nodes[(site, key)] = kind
             self.events.emit("node-started", site=site, key=key, kind=kind, actor=actor, phase=phase)
 

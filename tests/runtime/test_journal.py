@@ -6,6 +6,7 @@ journaled through the engine."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -602,22 +603,23 @@ def anyio_backend():
 
 class DurabilityProbe:
     """At each dispatch, reads the journal file through its own connection (as a crash would
-    leave it) and records whether this ask's `running` row and every result returned before
-    were already committed."""
+    leave it) and records whether this ask's `running` row, and the outcome of every ask whose
+    result its instructions were built from, were already committed."""
 
     def __init__(self, path: Path):
-        self.path, self.returned, self.problems, self.turns = path, [], [], 0
+        self.path, self.problems, self.turns, self.checked = path, [], 0, 0
 
     async def run_turn(self, request, message, channel):
         self.turns += 1
         rows = dict(_committed(self.path, "SELECT occurrence_key, status FROM dwf_node WHERE run_id = ?", request.run_id))
         if rows.get(request.key) != "running":
             self.problems.append(f"{request.key} dispatched while its row was {rows.get(request.key)}")
-        lost = [key for key in self.returned if rows.get(key) != "completed"]
+        used = re.findall(r"done (\S+)", request.instructions)
+        self.checked += len(used)
+        lost = [key for key in used if rows.get(key) != "completed"]
         if lost:
-            self.problems.append(f"{request.key} dispatched before these results were durable: {lost}")
+            self.problems.append(f"{request.key} dispatched before the results it was built from were durable: {lost}")
         await anyio.sleep(0.001 * (self.turns % 3))
-        self.returned.append(request.key)
         return f"done {request.key}"
 
     async def close(self):
@@ -625,23 +627,65 @@ class DurabilityProbe:
 
 
 @pytest.mark.anyio
-async def test_every_dispatch_sees_its_running_row_and_all_earlier_results_committed(tmp_path):
+async def test_every_dispatch_sees_its_running_row_and_the_results_it_uses_committed(tmp_path):
     path = tmp_path / "state.db"
     script = ('meta = {"name": "probe", "description": "Dispatch order against the journal file."}\n'
               'workers = [agent(f"w{i}") for i in range(3)]\n'
               'first = await parallel(workers[i % 3].ask(f"a{i}") for i in range(12))\n'
-              'second = await parallel(workers[i % 3].ask("b" + x) for i, x in enumerate(first))\n'
+              'second = await parallel(workers[i % 3].ask("b " + x) for i, x in enumerate(first))\n'
+              'third = await workers[0].ask("c " + " ".join(second))\n'
               'return len(second)\n')
     with SqliteJournal(path) as journal:
         probe = DurabilityProbe(path)
         async with Engine() as engine:
             run = engine.start(StartRequest(script=script, agent_port=probe, journal=journal, max_concurrency=3))
             result = await run.result
-        assert (result.status, result.value, probe.turns) == ("completed", 12, 24)
-        assert probe.problems == []
+        assert (result.status, result.value, probe.turns) == ("completed", 12, 25)
+        assert probe.problems == [] and probe.checked == 12 + 12
         # the run's last rows (run-settled included) were committed when it settled
         stored = _committed(path, "SELECT type FROM dwf_event WHERE run_id = ? ORDER BY sequence", run.id)
         assert stored[-1] == ("run-settled",) and len(stored) == len(journal.events(run.id))
+
+
+class ProbeWorld:
+    """Reads that check, at dispatch, the journal file as another process sees it: a read runs
+    in the same task step as its `running` row is written (no lock, no slot), so only the
+    engine's wait for the group commit makes that row durable first."""
+
+    def __init__(self, path: Path, run_ids: list):
+        self.path, self.run_ids, self.problems, self.reads = path, run_ids, [], 0
+
+    async def read(self, op: str, args: list, kwargs: dict):
+        self.reads += 1
+        rows = dict(_committed(self.path, "SELECT input, status FROM dwf_node WHERE run_id = ? AND kind = 'read'",
+                               self.run_ids[0]))
+        mine = [status for data, status in rows.items() if f'"{args[0]}"' in data]
+        if mine != ["running"]:
+            self.problems.append(f"read of {args[0]} dispatched while its committed rows were {mine}")
+        earlier = [status for data, status in rows.items() if f'"{args[0]}"' not in data]
+        if any(status != "completed" for status in earlier):
+            self.problems.append(f"read of {args[0]} dispatched before earlier reads were durable: {earlier}")
+        return f"text of {args[0]}"
+
+
+@pytest.mark.anyio
+async def test_a_dispatch_in_the_same_step_as_its_row_waits_for_the_commit(tmp_path):
+    path = tmp_path / "state.db"
+    script = ('meta = {"name": "reads", "description": "Reads in a row."}\n'
+              'text = await files.read("a.txt")\n'
+              'more = await files.read(text + ".next")\n'
+              'last = await files.read(more + ".last")\n'
+              'return last\n')
+    run_ids: list = []
+    with SqliteJournal(path) as journal:
+        world = ProbeWorld(path, run_ids)
+        async with Engine() as engine:
+            run = engine.start(StartRequest(script=script, agent_port=FakePort(), journal=journal, world=world))
+            run_ids.append(run.id)
+            result = await run.result
+    assert (result.status, world.reads) == ("completed", 3), result.error
+    assert result.value == "text of text of text of a.txt.next.last"
+    assert world.problems == []
 
 
 class FailingCommitJournal(SqliteJournal):

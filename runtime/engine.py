@@ -240,8 +240,7 @@ class Run:
         if current is None or current.status != "stopped":
             raise StartError([f"run {self.id} cannot be resumed: it is {current.status if current else 'gone'} now "
                               "(another process resumed it first); see `dwfc show` for its progress"])
-        self._replay = {(n.site, n.key): n for n in self.journal.list_nodes(self.id)
-                        if n.status in ("completed", "failed")}
+        self._replay = {(n.site, n.key): n for n in self.journal.list_nodes(self.id, settled_only=True, with_input=False)}
         self.journal.update_run(self.id, status="running", stop_reason=None, result=None, error=None, caps=caps)
 
     # ------------------------------------------------------------ contract

@@ -124,9 +124,13 @@ class MemoryJournal:
     def list_actors(self, run_id: str) -> list[dict]:
         return [{"site": site, "key": key, **fields} for (run, site, key), fields in self.actors.items() if run == run_id]
 
-    def list_nodes(self, run_id: str) -> list[NodeRow]:
-        """The run's node rows in the order they were first written."""
-        return [self.get_node(*key) for key in self.nodes if key[0] == run_id]
+    def list_nodes(self, run_id: str, *, settled_only: bool = False, with_input: bool = True) -> list[NodeRow]:
+        """The run's node rows in the order they were first written (see SqliteJournal)."""
+        rows = [self.get_node(*key) for key in self.nodes if key[0] == run_id]
+        if not with_input:
+            for row in rows:
+                row.input = None
+        return [row for row in rows if row.status in ("completed", "failed")] if settled_only else rows
 
     def get_node(self, run_id: str, site: str, key: str) -> NodeRow | None:
         stored = self.nodes.get((run_id, site, key))

@@ -565,17 +565,20 @@ class SqliteJournal:
                                "AND occurrence_key = ?", (run_id, site, key)).fetchone()
             return self._node_from(conn, run_id, row) if row else None
 
-    def list_nodes(self, run_id: str) -> list[NodeRow]:
-        """The run's node rows in the order they were first written."""
+    def list_nodes(self, run_id: str, *, settled_only: bool = False, with_input: bool = True) -> list[NodeRow]:
+        """The run's node rows in the order they were first written; a resume asks for the
+        settled ones only and without their inputs (it compares input hashes)."""
+        where = " AND status IN ('completed', 'failed')" if settled_only else ""
         with self._read(f"list the nodes of run {run_id}") as conn:
-            rows = conn.execute(f"SELECT {self._NODE_COLUMNS} FROM dwf_node WHERE run_id = ? ORDER BY rowid",
+            rows = conn.execute(f"SELECT {self._NODE_COLUMNS} FROM dwf_node WHERE run_id = ?{where} ORDER BY rowid",
                                 (run_id,)).fetchall()
-            return [self._node_from(conn, run_id, row) for row in rows]
+            return [self._node_from(conn, run_id, row, with_input) for row in rows]
 
-    def _node_from(self, conn: sqlite3.Connection, run_id: str, row: tuple) -> NodeRow:
+    def _node_from(self, conn: sqlite3.Connection, run_id: str, row: tuple, with_input: bool = True) -> NodeRow:
         site, key, kind, actor, digest, data, status, result, result_blob, error, usage, imported = row
         what = f"node {key} of run {run_id}"
-        return NodeRow(run_id, site, key, kind, actor, digest, self._load(conn, data, None, f"{what} (input)"), status,
+        data = self._load(conn, data, None, f"{what} (input)") if with_input else None
+        return NodeRow(run_id, site, key, kind, actor, digest, data, status,
                        self._load(conn, result, result_blob, f"{what} (result)"),
                        self._load(conn, error, None, f"{what} (error)"),
                        self._load(conn, usage, None, f"{what} (usage)"), bool(imported))

@@ -137,6 +137,10 @@ def test_nodes_round_trip_and_are_unique_per_run_site_and_key(journal):
     other = journal.get_node("dwfrun-bbbb", "ask#1", "ask#1")
     assert (other.imported, other.kind, other.actor, other.result) == (True, "read", None, None)
     assert [n.key for n in journal.list_nodes("dwfrun-aaaa")] == ["ask#1", "ask#1[1]"]  # first-write order, one row per key
+    journal.put_node(make_node(key="ask#1[2]"))  # still running
+    settled = journal.list_nodes("dwfrun-aaaa", settled_only=True, with_input=False)
+    assert [(n.key, n.status, n.input, n.result) for n in settled] == [("ask#1", "completed", None, "done"),
+                                                                        ("ask#1[1]", "failed", None, None)]
     assert journal.get_node("dwfrun-aaaa", "ask#2", "ask#1") is None
 
 

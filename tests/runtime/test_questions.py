@@ -142,21 +142,30 @@ def test_stream_json_run_is_answered_by_another_process(tmp_path):
     assert again.returncode == 2 and "already answered" in again.stderr
 
 
-def test_headless_text_run_tells_how_to_answer(tmp_path):
+def _start_headless(tmp_path: Path) -> tuple[subprocess.Popen, Path]:
     script, fixture = _workspace(tmp_path)
     run = subprocess.Popen([str(DWFC), "run", str(script), "--yes", "--agent", f"scripted:{fixture}",
                             "--progress", "json", "--workspace", str(tmp_path)],
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            cwd=tmp_path)
+    return run, fixture
+
+
+def _first_question_file(tmp_path: Path) -> Path:
+    directory = questions_dir(tmp_path)
+    deadline = time.monotonic() + 30
+    pending = []
+    while time.monotonic() < deadline and not pending:
+        pending = sorted(directory.glob("*.json")) if directory.is_dir() else []
+        time.sleep(0.05)
+    assert pending, "no question file was written"
+    return pending[0]
+
+
+def test_headless_text_run_tells_how_to_answer(tmp_path):
+    run, _ = _start_headless(tmp_path)
     try:
-        directory = questions_dir(tmp_path)
-        deadline = time.monotonic() + 30
-        pending = []
-        while time.monotonic() < deadline and not pending:
-            pending = sorted(directory.glob("*.json")) if directory.is_dir() else []
-            time.sleep(0.05)
-        assert pending, "no question file was written"
-        question_id = pending[0].stem
+        question_id = _first_question_file(tmp_path).stem
         write_answer(tmp_path, question_id, "MySQL")
         out, err = run.communicate(timeout=60)
     finally:
@@ -168,31 +177,21 @@ def test_headless_text_run_tells_how_to_answer(tmp_path):
 
 
 def test_a_question_answered_while_the_run_was_down_is_found_after_resume(tmp_path):
-    script, fixture = _workspace(tmp_path)
-    run = subprocess.Popen([str(DWFC), "run", str(script), "--yes", "--agent", f"scripted:{fixture}",
-                            "--progress", "json", "--workspace", str(tmp_path)],
-                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           cwd=tmp_path)
+    run, fixture = _start_headless(tmp_path)
     try:
-        directory = questions_dir(tmp_path)
-        deadline = time.monotonic() + 30
-        pending = []
-        while time.monotonic() < deadline and not pending:
-            pending = sorted(directory.glob("*.json")) if directory.is_dir() else []
-            time.sleep(0.05)
-        assert pending, "no question file was written"
+        question = _first_question_file(tmp_path)
     finally:
         run.kill()  # the process dies while its actor waits for the owner
         run.communicate()
-    question_id = pending[0].stem
+    question_id = question.stem
     answered = subprocess.run([str(DWFC), "answer", question_id, "Use DuckDB", "--workspace", str(tmp_path)],
                               capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
     assert answered.returncode == 0, answered.stderr
-    run_id = json.loads(pending[0].read_text())["run_id"]
+    run_id = json.loads(question.read_text())["run_id"]
     resumed = subprocess.run([str(DWFC), "resume", run_id, "--agent", f"scripted:{fixture}", "--progress", "json",
                               "--workspace", str(tmp_path)], capture_output=True, text=True, stdin=subprocess.DEVNULL,
                              timeout=60, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     # the re-dispatched ask asked the same question under the same id and found the answer
     assert json.loads(resumed.stdout)["value"] == "Use DuckDB"
-    assert sorted(p.name for p in directory.iterdir()) == [f"{question_id}.answer", f"{question_id}.json"]
+    assert sorted(p.name for p in questions_dir(tmp_path).iterdir()) == [f"{question_id}.answer", f"{question_id}.json"]

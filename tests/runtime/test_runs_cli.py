@@ -79,15 +79,21 @@ def runs_json(workspace: Path) -> list[dict]:
     return json.loads(done.stdout)
 
 
-def test_a_sigkilled_run_is_reconciled_and_resume_completes_it(workspace, tmp_path):
-    log = tmp_path / "calls.log"
+def killed_at_third(workspace: Path, log: Path) -> dict:
+    """A run SIGKILLed while its third ask is in flight, as `dwfc runs --json` lists it."""
     process = start_slow_run(workspace, log)
     try:
         wait_for_third(log, process)
     finally:
         process.kill()
         process.communicate()
-    [listed] = runs_json(workspace)  # reconciles: the owner is dead
+    [row] = runs_json(workspace)
+    return row
+
+
+def test_a_sigkilled_run_is_reconciled_and_resume_completes_it(workspace, tmp_path):
+    log = tmp_path / "calls.log"
+    listed = killed_at_third(workspace, log)  # listing reconciles: the owner is dead
     assert (listed["status"], listed["stop_reason"]) == ("stopped", "interrupted")
     assert calls(log) == ["first", "second", "third"]
 
@@ -209,13 +215,7 @@ def test_unknown_ambiguous_and_unresumable_runs_exit_2(workspace):
 
 def test_resume_refuses_an_edited_script(workspace, tmp_path):
     log = tmp_path / "calls.log"
-    process = start_slow_run(workspace, log)
-    try:
-        wait_for_third(log, process)
-    finally:
-        process.kill()
-        process.communicate()
-    [row] = runs_json(workspace)
+    row = killed_at_third(workspace, log)
     import sqlite3
 
     with sqlite3.connect(workspace / ".dwf" / "state.db") as conn:
@@ -227,13 +227,7 @@ def test_resume_refuses_an_edited_script(workspace, tmp_path):
 
 def test_two_processes_resuming_the_same_run_cannot_both_win(workspace, tmp_path):
     log = tmp_path / "calls.log"
-    process = start_slow_run(workspace, log)
-    try:
-        wait_for_third(log, process)
-    finally:
-        process.kill()
-        process.communicate()
-    [row] = runs_json(workspace)
+    row = killed_at_third(workspace, log)
     assert row["status"] == "stopped"
     (workspace / "medium.json").write_text(json.dumps(fixture(1.0)))
     for attempt in range(3):

@@ -334,19 +334,7 @@ def _execute_resume(program, row, path: str, port, root: Path, progress, args):
     from .artifacts import ArtifactStore
     from .driver import drive
     from .engine import StartRequest
-    from .journal import JournalError
-    from .sqlite_journal import SqliteJournal
     from .world import LocalWorld
-
-    async def main():
-        try:
-            journal = SqliteJournal.for_workspace(root)
-        except JournalError as error:
-            return [str(error)]
-        try:
-            return await run_with(journal)
-        finally:
-            journal.close()
 
     async def run_with(journal):
         request = StartRequest(
@@ -357,7 +345,22 @@ def _execute_resume(program, row, path: str, port, root: Path, progress, args):
             listeners=[progress], control_dir=service.control_dir(root))
         return await drive(request, progress)
 
-    return anyio.run(main)
+    return anyio.run(_with_journal, root, run_with)
+
+
+async def _with_journal(root: Path, body):
+    """`await body(journal)` with the workspace's journal open; the problem when it cannot open."""
+    from .journal import JournalError
+    from .sqlite_journal import SqliteJournal
+
+    try:
+        journal = SqliteJournal.for_workspace(root)
+    except JournalError as error:
+        return [str(error)]
+    try:
+        return await body(journal)
+    finally:
+        journal.close()
 
 
 def _questions(cli, progress, root: Path, run_id: str, args):
@@ -427,19 +430,7 @@ def _execute_amend(program, script: str, row, path: str, port, root: Path, progr
     from .amend import amend
     from .artifacts import ArtifactStore
     from .driver import drive
-    from .journal import JournalError
-    from .sqlite_journal import SqliteJournal
     from .world import LocalWorld
-
-    async def main():
-        try:
-            journal = SqliteJournal.for_workspace(root)
-        except JournalError as error:
-            return [str(error)]
-        try:
-            return await run_with(journal)
-        finally:
-            journal.close()
 
     async def run_with(journal):
         async def start(engine):
@@ -452,4 +443,4 @@ def _execute_amend(program, script: str, row, path: str, port, root: Path, progr
 
         return await drive(start, progress)
 
-    return anyio.run(main)
+    return anyio.run(_with_journal, root, run_with)

@@ -18,6 +18,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -27,6 +28,10 @@ from .journal import JournalError, NodeRow, RunRow
 DEFAULT_RELATIVE_PATH = Path(".dwf") / "state.db"
 BLOB_THRESHOLD = 4096  # JSON texts longer than this many bytes are stored once, by sha256
 DEFAULT_BUSY_TIMEOUT_S = 5.0
+# A group transaction holds the file's write lock. The engine commits it at the end of each
+# event-loop tick; a script computing for seconds between awaits would keep it longer and make
+# other processes writing to the same file wait, so a watchdog thread commits older ones.
+GROUP_MAX_AGE_S = 0.2
 
 _NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"  # SQL text, never a value
 _to_json = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps(**options) builds one per call
@@ -181,6 +186,9 @@ class SqliteJournal:
         self._conn: sqlite3.Connection | None = None
         self._holders: list[Callable[[], None]] = []  # see hold_commits
         self._group_serial = 0
+        self._group_opened = 0.0  # time.monotonic() when the open group began
+        self._watchdog: threading.Thread | None = None
+        self._watchdog_failure: JournalError | None = None  # raised by the next write or commit
         # Events appended in the open group wait here and are inserted together (`executemany`)
         # just before it commits; each INSERT still allocates its sequence. No other connection
         # can write while the group is open, so the sequence each will get is known at once:
@@ -305,6 +313,7 @@ class SqliteJournal:
         content-addressed blob written first needs no atomicity with the row: an orphan blob is
         harmless and is reused by the next identical value."""
         with self._lock:
+            self._raise_watchdog_failure()
             try:
                 conn = self._connection()
                 if self._holders and not conn.in_transaction:
@@ -316,10 +325,34 @@ class SqliteJournal:
     def _open_group(self, conn: sqlite3.Connection) -> None:
         conn.execute("BEGIN IMMEDIATE")
         self._group_serial += 1
+        self._group_opened = time.monotonic()
         self._pending_events.clear()
         self._group_sequences.clear()
+        if self._watchdog is None:
+            self._watchdog = threading.Thread(target=self._commit_old_groups, name="dwf-journal-commits", daemon=True)
+            self._watchdog.start()
         for wake in list(self._holders):
             wake()
+
+    def _commit_old_groups(self) -> None:
+        """The watchdog thread: commits a group open longer than GROUP_MAX_AGE_S (see there);
+        ends when nobody holds commits any more. A failure is kept for the next write."""
+        while True:
+            time.sleep(GROUP_MAX_AGE_S / 2)
+            with self._lock:
+                if self._conn is None or not self._holders:
+                    self._watchdog = None
+                    return
+                if self._conn.in_transaction and time.monotonic() - self._group_opened > GROUP_MAX_AGE_S:
+                    try:
+                        self.commit()
+                    except JournalError as failure:
+                        self._watchdog_failure = failure
+
+    def _raise_watchdog_failure(self) -> None:
+        failure, self._watchdog_failure = self._watchdog_failure, None
+        if failure is not None:
+            raise failure
 
     def _flush_events(self, conn: sqlite3.Connection) -> None:
         """Inserts the group's pending events, then checks that each run's last sequence is the
@@ -362,6 +395,7 @@ class SqliteJournal:
         """Commits the open group transaction, if any. On failure the group is rolled back (its
         rows were never committed) and a JournalError says why."""
         with self._lock, self._guard("commit the journal"):
+            self._raise_watchdog_failure()
             conn = self._conn
             if conn is None or not conn.in_transaction:
                 return

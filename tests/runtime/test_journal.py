@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import anyio
@@ -807,3 +808,30 @@ def test_a_failed_group_commit_loses_only_the_uncommitted_group(tmp_path):
     with SqliteJournal(path) as reopened:
         assert [e["payload"]["message"] for e in reopened.events("dwfrun-aaaa")] == ["kept", "space again"]
         assert reopened.get_node("dwfrun-aaaa", "ask#1", "ask#1") is None
+
+
+def test_a_group_left_open_is_committed_by_the_watchdog(tmp_path):
+    # a script computing for seconds between awaits must not keep the file's write lock
+    from dwf.runtime.sqlite_journal import GROUP_MAX_AGE_S
+
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path)
+    journal.create_run(make_run())
+    wake = lambda: None
+    journal.hold_commits(wake)
+    journal.append_event("dwfrun-aaaa", "log", {"message": "left open"})
+    assert journal.open_group is not None
+    deadline = time.monotonic() + 20 * GROUP_MAX_AGE_S
+    while _committed(path, "SELECT count(*) FROM dwf_event") != [(1,)]:
+        assert time.monotonic() < deadline, "the open group was never committed"
+        time.sleep(0.02)
+    assert journal.open_group is None
+    other = SqliteJournal(path, busy_timeout_s=1)  # another process can write again
+    other.append_event("dwfrun-aaaa", "log", {"message": "from elsewhere"})
+    other.close()
+    assert journal.append_event("dwfrun-aaaa", "log", {"message": "next group"}) == 3
+    journal.release_commits(wake)
+    journal.close()
+    with SqliteJournal(path) as reopened:
+        assert [e["payload"]["message"] for e in reopened.events("dwfrun-aaaa")] == \
+            ["left open", "from elsewhere", "next group"]

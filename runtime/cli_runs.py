@@ -32,6 +32,16 @@ def _usage(message: str) -> Exception:
 
 
 def add_parsers(commands) -> None:
+    def agent_options(parser):  # resume and amend run the script again: they need an agent port
+        parser.add_argument("--agent", metavar="PORT", required=True,
+                            help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...'")
+        parser.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
+        parser.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
+                            help="the workspace tools --agent anthropic offers actors")
+        parser.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
+                            help="as for `dwfc run`: text lines on stderr, stream-json NDJSON events, or json "
+                                 "(the result)")
+
     def workspace_option(parser):
         parser.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
 
@@ -64,13 +74,7 @@ def add_parsers(commands) -> None:
                     "and caps of the original run are kept; no approval is asked (the plan was approved when the "
                     "run started). Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
     resume.add_argument("run", metavar="RUN")
-    resume.add_argument("--agent", metavar="PORT", required=True,
-                        help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...'")
-    resume.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
-    resume.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
-                        help="the workspace tools --agent anthropic offers actors")
-    resume.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
-                        help="as for `dwfc run`: text lines on stderr, stream-json NDJSON events, or json (the result)")
+    agent_options(resume)
     workspace_option(resume)
     resume.set_defaults(handler=cmd_resume)
 
@@ -82,13 +86,7 @@ def add_parsers(commands) -> None:
                     "effect. The args of RUN are kept. Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
     amend.add_argument("run", metavar="RUN")
     amend.add_argument("file", metavar="FILE")
-    amend.add_argument("--agent", metavar="PORT", required=True,
-                       help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...'")
-    amend.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
-    amend.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
-                       help="the workspace tools --agent anthropic offers actors")
-    amend.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
-                       help="as for `dwfc run`: text lines on stderr, stream-json NDJSON events, or json (the result)")
+    agent_options(amend)
     amend.add_argument("--yes", "-y", action="store_true", help="approve without the interactive prompt")
     workspace_option(amend)
     amend.set_defaults(handler=cmd_amend)

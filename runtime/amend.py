@@ -226,11 +226,15 @@ def _mark_superseded(journal, current: RunRow, new_id: str, control_dir) -> RunR
 
 
 async def amend(engine, run_id: str, new_script: str, *, journal, agent_port, args: dict | None = None,
-                control_dir=None, path: str = "<script>", wait_s: float = SUPERSEDE_WAIT_S, **fields: Any):
-    """Amend run `run_id` (RUNTIME §5.2): returns the new `Run` started on `engine`.
+                control_dir=None, path: str = "<script>", wait_s: float = SUPERSEDE_WAIT_S, new_id: str | None = None,
+                **fields: Any):
+    """Amend run `run_id` (RUNTIME §5.2): returns the new `Run` started on `engine` (its id is
+    `new_id` when given, e.g. to name the run's question files before it starts).
 
     Raises `StartError` (predecessor untouched) when the run is unknown or the new script does
-    not compile or does not accept the arguments (the predecessor's, unless `args` is given)."""
+    not compile or does not accept the arguments (the predecessor's, unless `args` is given). If
+    the engine refuses the new run after the predecessor was stopped, the predecessor is left
+    `stopped(interrupted)` without a successor, so it can be resumed."""
     from dwf.compiler.compile import compile_source
 
     from .arguments import ArgumentError, validate_args
@@ -250,10 +254,21 @@ async def amend(engine, run_id: str, new_script: str, *, journal, agent_port, ar
         raise StartError(list(error.problems)) from None
     if not hasattr(journal, "list_nodes") or not hasattr(journal, "list_actors"):
         raise StartError(["amend needs a journal that can list a run's actors and nodes"])
-    new_id = f"dwfrun-{uuid.uuid4().hex}"
+    new_id = new_id or f"dwfrun-{uuid.uuid4().hex}"
     request = StartRequest(script=new_script, agent_port=agent_port, path=path, args=run_args, journal=journal,
                            run_id=new_id, control_dir=control_dir, **fields)
     request.resumed_from = predecessor.id
-    await supersede(journal, predecessor, new_id, engine=engine, control_dir=control_dir_of(request), wait_s=wait_s)
+    stopped = await supersede(journal, predecessor, new_id, engine=engine, control_dir=control_dir_of(request),
+                              wait_s=wait_s)
     request.imported_cache = ImportedCache.build(journal, predecessor.id)  # after it stopped: its rows are final
-    return engine.start(request)
+    try:
+        return engine.start(request)
+    except StartError as error:  # no successor after all: the stopped predecessor stays resumable
+        if stopped.status == "stopped":
+            reason = predecessor.stop_reason if predecessor.status == "stopped" else "interrupted"
+            journal.update_run(predecessor.id, superseded_by=None, stop_reason=reason)
+            error.problems.append(f"run {predecessor.id} was stopped for the amend and can be resumed "
+                                  "(`dwfc resume`) or amended again")
+        else:
+            journal.update_run(predecessor.id, superseded_by=None)
+        raise

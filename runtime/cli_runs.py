@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 import time
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -430,14 +431,16 @@ def _execute_amend(program, script: str, row, path: str, port, root: Path, progr
     from .driver import drive
     from .world import LocalWorld
 
+    new_id = f"dwfrun-{uuid.uuid4().hex}"
+
     async def run_with(journal):
         async def start(engine):
             return await amend(
                 engine, row.id, script, journal=journal, agent_port=port, path=path,
                 control_dir=service.control_dir(root),
                 world=LocalWorld(root, allowed_commands=frozenset(program.commands)),
-                artifacts=ArtifactStore(root), questions=_questions(cli, progress, root, row.id, args),
-                listeners=[progress], approved_commands=frozenset(program.commands))
+                artifacts=ArtifactStore(root), questions=_questions(cli, progress, root, new_id, args),
+                listeners=[progress], approved_commands=frozenset(program.commands), new_id=new_id)
 
         return await drive(start, progress)
 

@@ -272,6 +272,30 @@ def test_amend_refuses_unknown_runs_and_broken_scripts(journal, tmp_path):
     assert journal.get_run(old.run_id).superseded_by is None
 
 
+
+def test_a_live_run_stopped_for_an_amend_the_engine_refuses_stays_resumable(journal, tmp_path):
+    script = META + 'x = await agent("alpha").ask("one")\ny = await agent("beta").ask("slow two")\nreturn [x, y]\n'
+    edited = script.replace('return [x, y]', 'done = await world.run("true")\nreturn [x, y]')
+    port = FakePort()
+
+    async def main():
+        async with Engine() as engine:
+            old = engine.start(StartRequest(script=script, agent_port=port, journal=journal, grace_period_s=2))
+            while not any(call[1] == "slow two" for call in port.calls):
+                await anyio.sleep(0.01)
+            with pytest.raises(StartError) as refused:  # the new script's command was not approved
+                await amend(engine, old.id, edited, journal=journal, agent_port=port, approved_commands=frozenset())
+            return await old.result, refused.value.problems
+
+    old, problems = anyio.run(main)
+    assert old.status == "stopped"
+    assert problems[0] == "the script may run commands that were not approved: true"
+    assert "can be resumed" in problems[-1]
+    row = journal.get_run(old.run_id)
+    assert (row.status, row.stop_reason, row.superseded_by) == ("stopped", "interrupted", None)
+    assert not runs.resume_problems(row)
+    assert [r.id for r in journal.list_runs()] == [old.run_id]  # no successor was recorded
+
 def test_dwfc_amend_cli(tmp_path):
     script = META + 'x = await agent("alpha").ask("one")\ny = await agent("beta").ask("two")\nreturn [x, y]\n'
     (tmp_path / "w.dwf.py").write_text(script)

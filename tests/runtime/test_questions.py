@@ -195,3 +195,33 @@ def test_a_question_answered_while_the_run_was_down_is_found_after_resume(tmp_pa
     # the re-dispatched ask asked the same question under the same id and found the answer
     assert json.loads(resumed.stdout)["value"] == "Use DuckDB"
     assert sorted(p.name for p in questions_dir(tmp_path).iterdir()) == [f"{question_id}.answer", f"{question_id}.json"]
+
+
+def test_questions_of_an_amended_run_name_the_new_run(tmp_path):
+    run, fixture = _start_headless(tmp_path)
+    try:
+        first = _first_question_file(tmp_path)
+    finally:
+        run.kill()
+        run.communicate()
+    old_id = json.loads(first.read_text())["run_id"]
+    amend = subprocess.Popen([str(DWFC), "amend", old_id, str(tmp_path / "escalating.dwf.py"), "--yes", "--agent",
+                              f"scripted:{fixture}", "--progress", "json", "--workspace", str(tmp_path)],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             cwd=tmp_path)
+    try:
+        deadline, second = time.monotonic() + 30, None
+        while time.monotonic() < deadline and second is None:
+            second = next((p for p in questions_dir(tmp_path).glob("*.json") if p != first), None)
+            time.sleep(0.05)
+        assert second is not None, "the amended run asked no question"
+        write_answer(tmp_path, second.stem, "Use SQLite")
+        out, err = amend.communicate(timeout=60)
+    finally:
+        if amend.poll() is None:
+            amend.kill()
+    result = json.loads(out)
+    assert amend.returncode == 0, err
+    assert result["value"] == "Use SQLite" and result["run_id"] != old_id
+    assert json.loads(second.read_text())["run_id"] == result["run_id"]
+    assert second.stem.startswith("dwfq-" + result["run_id"].removeprefix("dwfrun-")[:8])

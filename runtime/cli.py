@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_plan_parsers(commands)
     __import__("dwf.runtime.cli_runs", fromlist=["add_parsers"]).add_parsers(commands)  # runs, show, events, resume, cancel
+    __import__("dwf.runtime.cli_mcp", fromlist=["add_parsers"]).add_parsers(commands)  # mcp
+    __import__("dwf.runtime.cli_eval", fromlist=["add_parsers"]).add_parsers(commands)  # eval
+    __import__("dwf.runtime.cli_saved", fromlist=["add_parsers"]).add_parsers(commands)  # save, saved
 
     check = commands.add_parser("check", help="compile scripts and print diagnostics",
                                 description="Compile scripts and print diagnostics. Directories are searched for *.dwf.py.")
@@ -78,9 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser(
         "run", help="approve and run a script",
-        description="Compile a script, show its plan and ask for approval (unless --yes), then run it headless. "
-                    "Exit 0 completed, 1 errored (or compile errors), 2 usage error, 3 stopped.")
-    run.add_argument("file", metavar="FILE")
+        description="Compile a script (FILE, or the saved workflow NAME), show its plan and ask for approval (unless "
+                    "--yes), then run it headless. Exit 0 completed, 1 errored (or compile errors), 2 usage error, "
+                    "3 stopped.")
+    run.add_argument("file", metavar="FILE", nargs="?", help="the script to run (or give --saved NAME)")
+    run.add_argument("--saved", metavar="NAME", help="run the saved workflow NAME (`dwfc saved` lists them)")
     run.add_argument("--args", metavar="JSON|@FILE", help="run arguments: a JSON object, or @path of a file holding one")
     run.add_argument("--agent", metavar="PORT",
                      help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] (needs ANTHROPIC_API_KEY) or "
@@ -227,10 +232,10 @@ RUN_EXIT = {"completed": EXIT_OK, "errored": EXIT_ERRORS, "stopped": EXIT_STOPPE
 
 
 def cmd_run(args) -> int:
-    """`dwfc run FILE`: compile, validate the request, approve, run headless (TOOLS §1)."""
+    """`dwfc run FILE|--saved NAME`: compile, validate the request, approve, run headless (TOOLS §1, §4)."""
     from .progress import dumps, make_progress
 
-    path = Path(args.file)
+    path = _script_to_run(args)
     compiled = compile_path(path)
     if compiled.program is None:
         if args.progress == "json":
@@ -288,6 +293,20 @@ def cmd_run(args) -> int:
         return _usage_problems(outcome)
     progress.finish(outcome)
     return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
+
+
+def _script_to_run(args) -> Path:
+    """FILE, or the file of the saved workflow `--saved NAME` (only read: a run never modifies it)."""
+    if (args.file is None) == (args.saved is None):
+        raise UsageError("give exactly one script to run: a FILE or --saved NAME (`dwfc saved` lists the saved ones)")
+    if args.saved is None:
+        return Path(args.file)
+    from .saved import SavedWorkflowError, find_saved
+
+    try:
+        return find_saved(Path(args.workspace) if args.workspace else Path.cwd(), args.saved).path
+    except SavedWorkflowError as error:
+        raise UsageError(str(error)) from None
 
 
 def _usage_problems(problems: list[str]) -> int:

@@ -676,7 +676,8 @@ class Run:
         self.events.emit("artifact-published", site=site, key=key, id=artifact_id, kind=kind, ref=None)
 
     async def workflow(self, site: str, key: str, name: str, arguments: dict) -> Any:
-        raise FatalError("NotSupported", "workflow() needs saved workflows, which this runtime does not offer yet")
+        raise FatalError("NotSupported", f"running a saved workflow inline with workflow() is not supported yet; run "
+                                         f"it on its own with `dwfc run --saved {name}`")
 
     # ------------------------------------------------------------ escalation
 

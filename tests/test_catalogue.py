@@ -21,7 +21,7 @@ DOC_SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use 
 KEBAB_CASE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 # Rules no script can trigger on purpose: an internal error is a compiler bug (tested in
 # test_rules.py by making a pass crash).
-NEVER_IN_FIXTURES = {"DWF901"}
+NEVER_IN_FIXTURES = {"DWF901", "DWF326"}  # internal; snippets only (tests/runtime/test_snippets.py)
 
 
 def _subclasses(cls: type) -> list[type]:

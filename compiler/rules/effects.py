@@ -678,3 +678,33 @@ class HoleNotSupported(Rule):
     message = "`hole()` is reserved but not supported yet"
     help = "ask an agent for the value instead"
 
+
+
+class EffectInSnippet(Rule):
+    """
+    ## What it does
+    Reports, in a snippet (`dwfc eval`, the `EvalWorkflowSnippet` tool), an effect that needs a
+    run: `agent()`, `.ask()`, `report()`, `artifact.*`, `phase()`, `workflow()`. Scripts are
+    never checked for it.
+
+    ## Why is this bad?
+    A snippet runs at once for its value, with no agents, no journal and no approval screen, so
+    none of these effects has anything to act on; refusing them before anything runs means a
+    snippet never half-runs.
+
+    ## Example
+    ```python
+    files_list = await files.glob("**/*.py")
+    summary = await agent("lead").ask(f"Summarize {files_list}")
+    ```
+
+    ## Use instead
+    Compute the value in the snippet, or run the code as a workflow with `dwfc run`:
+    ```python
+    return len(await files.glob("**/*.py"))
+    ```
+    """
+
+    code = "DWF326"
+    name = "effect-in-snippet"
+    message = "`{call}` cannot be used in a snippet: {why}"

@@ -1,0 +1,187 @@
+"""`dwfc mcp` (TOOLS §3) driven by the real `mcp` client over stdio: a subprocess
+`python -m dwf.runtime.cli mcp --workspace TMP --agent scripted:FIXTURE`, tool listing,
+approval by elicitation (accepted, declined, impossible, `--approve auto`, and the 2026-07-28
+multi-round-trip form), background runs followed with GetWorkflowRun, and compile errors."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from dwf.runtime.mcp_server import NO_ELICITATION
+from dwf.runtime.tool_definitions import DEFINITIONS
+
+SCRIPT = '''meta = {"name": "pair", "description": "Two asks."}
+phase("Work")
+a = await agent("first").ask("one")
+b = await agent("second").ask("two")
+return [a, b]
+'''
+BROKEN = SCRIPT.replace('ask("two")', "ask(missing)")
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "fixture.json").write_text(json.dumps({"rules": [{"actor": "first", "result": "A"},
+                                                             {"actor": "second", "result": "B"}]}))
+    return root
+
+
+def server(workspace: Path, *options: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, cwd=str(workspace), env={"DWF_HOME": str(workspace.parent / "home")},
+        args=["-m", "dwf.runtime.cli", "mcp", "--workspace", str(workspace),
+              "--agent", f"scripted:{workspace / 'fixture.json'}", *options])
+
+
+@asynccontextmanager
+async def session(workspace: Path, *options: str, elicitation=None):
+    with open(workspace.parent / "server.err", "a") as errors:  # the server's stderr, kept out of the test output
+        async with stdio_client(server(workspace, *options), errlog=errors) as (read, write):
+            async with ClientSession(read, write, elicitation_callback=elicitation) as client:
+                await client.initialize()
+                yield client
+
+
+class Elicitations:
+    """An elicitation callback that records the messages and answers with `action`/`approve`."""
+
+    def __init__(self, action: str = "accept", approve: bool = True):
+        self.action, self.approve = action, approve
+        self.messages: list[str] = []
+        self.schemas: list[dict] = []
+
+    async def __call__(self, context, params: types.ElicitRequestParams) -> types.ElicitResult:
+        self.messages.append(params.message)
+        self.schemas.append(params.requested_schema)
+        content = {"approve": self.approve} if self.action == "accept" else None
+        return types.ElicitResult(action=self.action, content=content)
+
+
+async def completed(client, run_id: str, timeout: float = 15) -> dict:
+    with anyio.fail_after(timeout):
+        while True:
+            result = await client.call_tool("GetWorkflowRun", {"run": run_id})
+            assert not result.is_error, result.content
+            if result.structured_content["status"] != "running":
+                return result.structured_content
+            await anyio.sleep(0.05)
+
+
+@pytest.mark.anyio
+async def test_tools_are_listed_with_schemas_and_an_approved_run_completes(workspace):
+    elicitations = Elicitations()
+    async with session(workspace, elicitation=elicitations) as client:
+        listed = await client.list_tools()
+        started = await client.call_tool("CreateWorkflow", {"script": SCRIPT})
+        snapshot = await completed(client, started.structured_content["run_id"])
+    assert [(t.name, t.input_schema, t.description) for t in listed.tools] == \
+        [(d.name, d.input_schema, d.description) for d in DEFINITIONS]
+    assert not started.is_error and started.structured_content["status"] == "backgrounded"
+    assert json.loads(started.content[0].text)["run_id"] == started.structured_content["run_id"]
+    assert snapshot["status"] == "completed" and snapshot["result"] == ["A", "B"] and snapshot["own"] is True
+    [message] = elicitations.messages
+    assert message.startswith("Run the workflow `pair`; it runs no commands\n\nPlan: pair")
+    assert elicitations.schemas[0]["required"] == ["approve"]
+
+
+@pytest.mark.anyio
+async def test_a_declined_approval_runs_nothing(workspace):
+    elicitations = Elicitations(action="decline")
+    async with session(workspace, elicitation=elicitations) as client:
+        declined = await client.call_tool("CreateWorkflow", {"script": SCRIPT})
+        elicitations.action, elicitations.approve = "accept", False  # "no" in the form: refused as well
+        answered_no = await client.call_tool("CreateWorkflow", {"script": SCRIPT})
+        runs = await client.call_tool("ListWorkflowRuns", {})
+    for result in (declined, answered_no):
+        assert result.is_error and result.structured_content["status"] == "not_approved"
+        assert "did not approve" in result.content[0].text and "nothing ran" in result.content[0].text
+    assert len(elicitations.messages) == 2
+    assert runs.structured_content["runs"] == []
+
+
+@pytest.mark.anyio
+async def test_a_client_without_elicitation_is_refused_unless_the_host_approves(workspace):
+    async with session(workspace) as client:  # --approve elicit is the default
+        refused = await client.call_tool("CreateWorkflow", {"script": SCRIPT})
+        runs = await client.call_tool("ListWorkflowRuns", {})
+    assert refused.is_error and refused.content[0].text == NO_ELICITATION + ". Nothing ran."
+    assert runs.structured_content["total"] == 0
+    async with session(workspace, "--approve", "auto") as client:
+        started = await client.call_tool("CreateWorkflow", {"script": SCRIPT})
+        snapshot = await completed(client, started.structured_content["run_id"])
+    assert snapshot["result"] == ["A", "B"]
+
+
+@pytest.mark.anyio
+async def test_a_compile_error_returns_the_draft_lines(workspace):
+    elicitations = Elicitations()
+    async with session(workspace, elicitation=elicitations) as client:
+        rejected = await client.call_tool("CreateWorkflow", {"script": BROKEN})
+    draft = workspace / ".dwf" / "drafts" / "pair.dwf.py"
+    lines = rejected.content[0].text.splitlines()
+    assert rejected.is_error and draft.read_text() == BROKEN
+    assert lines[0].startswith(f"{draft}:L4:C31 DWF206 Undefined name `missing`")
+    assert lines[-1].startswith("not executed: edit the draft and resubmit with `path`")
+    assert rejected.structured_content["draft"] == str(draft) and elicitations.messages == []
+
+
+@pytest.mark.anyio
+async def test_the_2026_protocol_asks_for_approval_by_input_required_results(workspace):
+    elicitations = Elicitations()
+    async with Client(server(workspace), elicitation_callback=elicitations) as client:
+        assert client.protocol_version == "2026-07-28"  # `auto` negotiated the per-request era
+        started = await client.call_tool("CreateWorkflow", {"script": SCRIPT})
+        snapshot = await completed(client, started.structured_content["run_id"])
+        elicitations.action = "decline"
+        declined = await client.call_tool("CreateWorkflow", {"script": SCRIPT})
+    assert snapshot["result"] == ["A", "B"]
+    assert len(elicitations.messages) == 2 and "Plan: pair" in elicitations.messages[0]
+    assert declined.is_error and declined.structured_content["status"] == "not_approved"
+
+
+def test_a_signal_stops_the_server_and_interrupts_its_live_runs(workspace):
+    (workspace / "slow.json").write_text(json.dumps({"rules": [{"actor": "first", "result": "A"},
+                                                               {"actor": "second", "result": "B", "delay_s": 60}]}))
+    command = [sys.executable, "-m", "dwf.runtime.cli", "mcp", "--workspace", str(workspace),
+               "--agent", f"scripted:{workspace / 'slow.json'}", "--approve", "auto"]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as process:
+        def call(request_id: int, method: str, params: dict) -> dict:
+            process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}) + "\n")
+            process.stdin.flush()
+            return json.loads(process.stdout.readline())["result"]
+
+        call(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "test", "version": "1"}})
+        process.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        started = call(2, "tools/call", {"name": "CreateWorkflow", "arguments": {"script": SCRIPT}})
+        run_id = started["structuredContent"]["run_id"]
+        deadline = time.monotonic() + 15
+        while call(3, "tools/call", {"name": "GetWorkflowRun", "arguments": {"run": run_id}})["structuredContent"]["asks"] < 2:
+            assert time.monotonic() < deadline, "the second (60 s) ask never started"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)  # stdin stays open: the server must not wait for it
+        assert process.wait(timeout=15) == 0
+        assert "signal 15" in process.stderr.read()
+    shown = subprocess.run([str(Path(sys.executable).parent / "dwfc"), "show", run_id, "--json", "--workspace",
+                            str(workspace)], capture_output=True, text=True, timeout=30)
+    assert (json.loads(shown.stdout)["status"], json.loads(shown.stdout)["stop_reason"]) == ("stopped", "interrupted")

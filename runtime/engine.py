@@ -140,6 +140,10 @@ def prepare_run(request: StartRequest) -> Run:
         problems.append(f"max_agents must be an integer of at least 1, got {max_agents!r}")
     if request.budget is not None and (not isinstance(request.budget, int) or request.budget < 0):
         problems.append(f"the budget must be a non-negative number of tokens, got {request.budget!r}")
+    for site in program.sites:  # refused before any effect, not halfway through the run
+        if site.kind == "workflow":
+            problems.append(f"line {site.span.line} calls workflow(), which runs a saved workflow inline and is not "
+                            "supported yet; run the saved workflow on its own with `dwfc run --saved NAME`")
     if request.approved_commands is not None:
         unapproved = sorted(set(program.commands) - set(request.approved_commands))
         if unapproved:
@@ -676,8 +680,7 @@ class Run:
         self.events.emit("artifact-published", site=site, key=key, id=artifact_id, kind=kind, ref=None)
 
     async def workflow(self, site: str, key: str, name: str, arguments: dict) -> Any:
-        raise FatalError("NotSupported", f"running a saved workflow inline with workflow() is not supported yet; run "
-                                         f"it on its own with `dwfc run --saved {name}`")
+        raise FatalError("NotSupported", "workflow() is not supported yet")  # prepare_run refuses such scripts
 
     # ------------------------------------------------------------ escalation
 

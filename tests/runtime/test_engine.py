@@ -236,6 +236,10 @@ async def test_start_refuses_bad_requests_before_any_effect():
         assert any("unknown argument `m`" in p for p in problems)
         assert any("missing required argument `n`" in p for p in problems)
         assert any("not approved: make" in p for p in problems)
+        inline = 'meta = {"name": "a", "description": "d"}\nx = await agent("a").ask("go")\ny = await workflow("w")\n'
+        with pytest.raises(StartError) as refused:  # not supported: refused before the ask, not after it
+            engine.start(StartRequest(script=inline, agent_port=port))
+        assert refused.value.problems[0].startswith("line 3 calls workflow(), which runs a saved workflow inline")
     assert port.dispatched == []
 
 

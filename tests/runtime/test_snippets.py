@@ -23,6 +23,7 @@ from dwf.runtime.snippets import SnippetResult, check_snippet, eval_snippet
 EFFECT_IN_SNIPPET = EffectInSnippet.code
 
 DWFC = Path(sys.executable).parent / "dwfc"
+ROOT = Path(__file__).resolve().parents[2]
 GIT_ENV = {"PATH": os.environ.get("PATH", os.defpath), "HOME": "/nonexistent", "LC_ALL": "C",
            "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_DATE": "2024-01-02T03:04:05+00:00",
            "GIT_COMMITTER_DATE": "2024-01-02T03:04:05+00:00"}
@@ -118,6 +119,19 @@ return {"changed": await git.changed_files(), "branch": status.branch, "clean": 
     assert result.value == {"changed": ["notes.txt", "src/util.py"], "branch": "main", "clean": False,
                             "untracked": ["notes.txt"], "subjects": ["Initial commit"], "diff_mentions_value": True}
     assert not (repo / ".dwf").exists()
+
+
+def test_the_example_snippets_give_their_values(repo):
+    examples = ROOT / "examples" / "snippets"
+    longest = evaluate((examples / "longest-python-files.py").read_text(), repo)
+    assert longest.status == "completed", longest.traceback
+    assert longest.value == [{"path": "src/app.py", "lines": 3}, {"path": "src/util.py", "lines": 1}]
+    assert longest.logs == ["2 Python files"]  # src/deep/more.py is below the two levels it lists
+    branch_source = (examples / "branch-summary.py").read_text()
+    assert check_snippet(branch_source).commands == ["git"]
+    branch = evaluate(branch_source, repo)
+    assert branch.status == "completed", branch.traceback
+    assert branch.value == {"branch": "main", "clean": False, "commits": 1, "latest": ["Initial commit"]}
 
 
 def test_world_run_of_a_literal_command_returns_its_output(workspace):

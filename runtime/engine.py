@@ -28,6 +28,7 @@ itself (turns, nudge, schema repairs) is in `ask_channel.py`; requests and resul
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import uuid
 from pathlib import Path
@@ -52,6 +53,7 @@ from .records import Record, to_journal
 from .run_request import (RunResult, StartError, StartRequest,  # noqa: F401
                           control_dir_of, default_max_concurrency)
 from .values import ActorHandle
+from .workflow_calls import CalledWorkflowHost, compile_called, line_of
 
 INSTRUCTIONS_HEAD = 240
 
@@ -106,6 +108,7 @@ def prepare_run(request: StartRequest) -> Run:
         stored = _resumable_row(request)
         request.script = stored.script
         request.args = dict(stored.args or {})
+        request.workflows = dict(stored.workflows or {})
         caps = stored.caps or {}
         request.max_concurrency = request.max_concurrency or caps.get("max_concurrency")
         request.max_agents = request.max_agents or caps.get("max_agents")
@@ -140,17 +143,16 @@ def prepare_run(request: StartRequest) -> Run:
         problems.append(f"max_agents must be an integer of at least 1, got {max_agents!r}")
     if request.budget is not None and (not isinstance(request.budget, int) or request.budget < 0):
         problems.append(f"the budget must be a non-negative number of tokens, got {request.budget!r}")
-    for site in program.sites:  # refused before any effect, not halfway through the run
-        if site.kind == "workflow":
-            problems.append(f"line {site.span.line} calls workflow(), which runs a saved workflow inline and is not "
-                            "supported yet; run the saved workflow on its own with `dwfc run --saved NAME`")
+    called, called_problems = compile_called(program, request.workflows)
+    problems.extend(called_problems)
+    commands = set(program.commands).union(*(child.commands for child in called.values()))
     if request.approved_commands is not None:
-        unapproved = sorted(set(program.commands) - set(request.approved_commands))
+        unapproved = sorted(commands - set(request.approved_commands))
         if unapproved:
             problems.append(f"the script may run commands that were not approved: {', '.join(unapproved)}")
     if problems:
         raise StartError(problems)
-    return Run(request, program, args, max_concurrency, max_agents, stored=stored, control_dir=control)
+    return Run(request, program, args, max_concurrency, max_agents, stored=stored, control_dir=control, called=called)
 
 
 def _resumable_row(request: StartRequest) -> RunRow:
@@ -173,9 +175,11 @@ def _resumable_row(request: StartRequest) -> RunRow:
 
 class Run:
     def __init__(self, request: StartRequest, program: ir.Program, args: dict, max_concurrency: int, max_agents: int,
-                 stored: RunRow | None = None, control_dir: Path | None = None):
+                 stored: RunRow | None = None, control_dir: Path | None = None, called: dict | None = None):
         self.request = request
         self.program = program
+        self.called: dict[str, ir.Program] = called or {}  # saved workflows called inline, by name
+        self.commands = frozenset(program.commands).union(*(child.commands for child in self.called.values()))
         self.id = request.run_id or f"dwfrun-{uuid.uuid4().hex}"
         self.resumed = stored is not None
         self.control_dir = control_dir
@@ -238,7 +242,8 @@ class Run:
             self.journal.create_run(RunRow(
                 id=self.id, script=self.request.script, script_sha256=self.program.source_sha256,
                 ir_hash=self.program.ir_hash, compiler_version=self.program.compiler_version, args=self.args,
-                meta=self.program.meta, caps=caps, resumed_from=self.request.resumed_from))
+                meta=self.program.meta, caps=caps, resumed_from=self.request.resumed_from,
+                workflows={name: self.request.workflows[name] for name in self.called}))
             return
         current = self.journal.get_run(self.id)
         if current is None or current.status != "stopped":
@@ -549,7 +554,7 @@ class Run:
         spec = self.actors.get(actor.actor_id)
         if spec is None:
             raise FatalError("UnknownActor", "this agent does not belong to the run")
-        schema = self.program.schema(schema_key) if schema_key else None
+        schema = self.schema(schema_key) if schema_key else None
         return {"instructions": instructions, "schema": schema, "persona": spec.system, "actor": spec.name}
 
     async def ask(self, site: str, key: str, actor: ActorHandle, instructions: str, schema_key: str | None,
@@ -598,11 +603,15 @@ class Run:
             self.events.emit("log", message=f"the imported cache closed at the first side effect ({cause})",
                              import_cache_closed=True, cause=cause, phase=self.phase, **info)
 
+    def schema(self, schema_key: str) -> Any:
+        """A result schema of the script, or (as `NAME/KEY`) of the saved workflow NAME it calls."""
+        name, _, key = schema_key.rpartition("/")  # keys are type expressions: they never hold "/"
+        return (self.called[name] if name else self.program).schema(key)
+
     def validator(self, schema_key: str) -> jsonschema.protocols.Validator:
         validator = self._validators.get(schema_key)
         if validator is None:
-            schema = self.program.schema(schema_key)
-            validator = jsonschema.Draft202012Validator(schema)
+            validator = jsonschema.Draft202012Validator(self.schema(schema_key))
             self._validators[schema_key] = validator
         return validator
 
@@ -624,7 +633,7 @@ class Run:
 
     async def world_run(self, site: str, key: str, cmd: str, arguments: list[str], timeout_s: float) -> Any:
         world = self.request.world
-        if cmd not in self.program.commands:
+        if cmd not in self.commands:
             raise FatalError("CommandNotApproved", f"`{cmd}` is not in the approved command set")
         if world is None:
             raise ScriptError("WorldError", "this run has no workspace to run commands in")
@@ -680,7 +689,28 @@ class Run:
         self.events.emit("artifact-published", site=site, key=key, id=artifact_id, kind=kind, ref=None)
 
     async def workflow(self, site: str, key: str, name: str, arguments: dict) -> Any:
-        raise FatalError("NotSupported", "workflow() is not supported yet")  # prepare_run refuses such scripts
+        """Run the saved workflow `name` inline (see runtime/workflow_calls.py) and return its value."""
+        program = self.called[name]  # every name the script calls was compiled at start
+        try:
+            args = validate_args(program.meta, arguments)
+        except ArgumentError as error:
+            raise ScriptError("WorkflowError", f"workflow(\"{name}\") was called with bad args: "
+                                               + "; ".join(error.problems)) from None
+        parent = self.interpreter
+        limits = dataclasses.replace(self.request.limits, steps=max(0, parent.limits.steps - parent.steps))
+        child = Interpreter(program, CalledWorkflowHost(self, name, site, key), limits=limits, args=args)
+        phase = self.phase
+        try:
+            return await child.run()
+        except ScriptError as error:
+            raise ScriptError("WorkflowError", f"the saved workflow `{name}` failed{line_of(error)}: "
+                                               f"{error.summary()}") from None
+        except FatalError as error:
+            # the caller's frame adds " at line N": "... at line 4 in the saved workflow `x`, called at line 2"
+            raise FatalError(error.code, f"{error.message} in the saved workflow `{name}`, called") from None
+        finally:
+            parent.steps += child.steps
+            self.phase = phase
 
     # ------------------------------------------------------------ escalation
 

@@ -58,6 +58,7 @@ class RunRow:
     usage: dict = field(default_factory=dict)
     resumed_from: str | None = None
     superseded_by: str | None = None
+    workflows: dict = field(default_factory=dict)  # saved workflows it calls inline: name -> script
 
 
 class JournalStore(Protocol):

@@ -46,6 +46,9 @@ class StartRequest:
     limits: Limits = field(default_factory=Limits)
     listeners: list[Listener] = field(default_factory=list)
     approved_commands: frozenset[str] | None = None  # None: the script's own command set is approved
+    # The saved workflows the script calls inline (`workflow()`): name -> script text, resolved
+    # by the caller (runtime/saved.py) and pinned in the journal; a resume uses the pinned ones.
+    workflows: dict[str, str] | None = None
     grace_period_s: float = DEFAULT_GRACE_PERIOD_S
     run_id: str | None = None
     # Resume (RUNTIME §5.1): continue the stopped run `run_id` of `journal`. The stored script,

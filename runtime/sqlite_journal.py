@@ -109,6 +109,12 @@ ALTER TABLE dwf_event ADD COLUMN payload_blob TEXT REFERENCES dwf_blob(sha256);
 CREATE INDEX dwf_run_created ON dwf_run(created_at);
 """
 
+# Version 3: the saved workflows a run calls inline (`workflow()`), name -> script text as JSON,
+# pinned when the run starts so a resume runs what was approved, not today's files.
+_SCHEMA_V3 = """
+ALTER TABLE dwf_run ADD COLUMN workflows TEXT;
+"""
+
 
 def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
     def apply(conn: sqlite3.Connection) -> None:
@@ -120,7 +126,8 @@ def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
 
 # Forward migrations: MIGRATIONS[i] takes a database from version i to version i + 1. Each is
 # applied inside the same transaction as the version row that records it. Append, never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_script(_SCHEMA_V1), _script(_SCHEMA_V2)]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_script(_SCHEMA_V1), _script(_SCHEMA_V2),
+                                                           _script(_SCHEMA_V3)]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _ERROR_KINDS = (  # (SQLite primary result code, kind, words in the message when no code is known)
@@ -150,7 +157,7 @@ def _classify(error: sqlite3.Error) -> str | None:
 
 
 # RunRow field -> dwf_run column: the only names ever written into SQL text.
-_RUN_JSON = ("args", "meta", "caps", "result", "error", "usage")
+_RUN_JSON = ("args", "meta", "caps", "result", "error", "usage", "workflows")
 _RUN_TEXT = ("script", "script_sha256", "ir_hash", "compiler_version", "status", "stop_reason",
              "resumed_from", "superseded_by")
 _RUN_COLUMNS = ("id",) + _RUN_TEXT + _RUN_JSON + ("result_blob",)
@@ -537,6 +544,7 @@ class SqliteJournal:
             else:
                 data[name] = self._load(conn, data[name], None, f"{what} ({name})")
         del data["result_blob"]
+        data["workflows"] = data["workflows"] or {}  # NULL in rows written before version 3
         return RunRow(**data)
 
     def get_run(self, run_id: str) -> RunRow | None:

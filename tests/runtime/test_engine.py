@@ -237,9 +237,9 @@ async def test_start_refuses_bad_requests_before_any_effect():
         assert any("missing required argument `n`" in p for p in problems)
         assert any("not approved: make" in p for p in problems)
         inline = 'meta = {"name": "a", "description": "d"}\nx = await agent("a").ask("go")\ny = await workflow("w")\n'
-        with pytest.raises(StartError) as refused:  # not supported: refused before the ask, not after it
+        with pytest.raises(StartError) as refused:  # refused before the ask, not after it
             engine.start(StartRequest(script=inline, agent_port=port))
-        assert refused.value.problems[0].startswith("line 3 calls workflow(), which runs a saved workflow inline")
+        assert refused.value.problems[0].startswith("the script calls the saved workflow `w`, whose script was not given")
     assert port.dispatched == []
 
 

@@ -69,6 +69,10 @@ def test_runs_round_trip_and_update(journal):
     assert stored.script == run.script and stored.args == run.args and stored.meta == run.meta
     journal.update_run(run.id, result=None)
     assert journal.get_run(run.id).result is None
+    called = make_run("dwfrun-cccc", workflows={"lint": "meta = {}\nreturn 1\n"})
+    journal.create_run(called)
+    assert journal.get_run(called.id).workflows == {"lint": "meta = {}\nreturn 1\n"}
+    assert journal.get_run(run.id).workflows == {}
 
 
 def test_a_run_id_is_unique_and_updates_need_an_existing_run(journal):
@@ -372,6 +376,7 @@ def test_a_version_1_database_is_migrated_forward(tmp_path):
         assert journal.schema_version() == SCHEMA_VERSION
         old = journal.get_run("dwfrun-old1")
         assert (old.status, old.result, old.args, old.compiler_version) == ("completed", 1, {"n": 1}, "0.0.9")
+        assert old.workflows == {}  # version 3 added the column; older rows call no saved workflow
         node = journal.get_node("dwfrun-old1", "ask#1", "ask#1")
         assert (node.result, node.usage, node.imported) == ("old answer", {"output_tokens": 4}, False)
         assert journal.list_actors("dwfrun-old1")[0]["name"] == "lead"

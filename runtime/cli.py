@@ -261,6 +261,7 @@ def cmd_run(args) -> int:
         from .agent_definitions import check_agent_types
 
         problems.extend(check_agent_types(program, workspace))
+    called = resolve_workflows(program, workspace, problems)
     port = _load_agent_port(args.agent, problems, workspace, model=getattr(args, "model", None),
                             actor_tools=getattr(args, "actor_tools", None))
     given = tuple(run_args or ())
@@ -275,7 +276,7 @@ def cmd_run(args) -> int:
         return _usage_problems(problems)
 
     if args.progress == "text" or not args.yes:
-        sys.stderr.write(plan_summary(compiled, run_args, given, workspace, args))
+        sys.stderr.write(plan_summary(compiled, run_args, given, workspace, args, called))
     if not args.yes:
         if not _isatty(sys.stdin):
             return _usage_problems(["cannot ask for approval: standard input is not a terminal; "
@@ -288,7 +289,7 @@ def cmd_run(args) -> int:
             return EXIT_USAGE
 
     progress = make_progress(args.progress)
-    outcome = _execute_run(program, compiled.source.text, str(path), run_args, port, workspace, progress, args)
+    outcome = _execute_run(program, compiled.source.text, str(path), run_args, port, workspace, progress, args, called)
     if isinstance(outcome, list):  # the engine refused the request
         return _usage_problems(outcome)
     progress.finish(outcome)
@@ -370,13 +371,66 @@ def _load_agent_port(spec: str | None, problems: list[str], workspace: Path, *, 
     return None
 
 
-def plan_summary(compiled, run_args: dict, given: tuple[str, ...], workspace: Path, args) -> str:
-    """The approval screen printed before a run (stderr): the plan of `dwfc plan`, then where and
-    how this run will execute."""
-    from dwf.compiler.plan import build_plan
+def resolve_workflows(program, workspace: Path, problems: list[str]):
+    """The saved workflows `program` calls inline (`saved.resolve_called`); their problems are
+    added to `problems` (a run with any is refused before approval). Nothing is looked up when
+    the workspace is not a folder: that is a problem already."""
+    from .saved import CalledWorkflows, resolve_called
+
+    if not workspace.is_dir():
+        return CalledWorkflows()
+    called = resolve_called(program, workspace)
+    problems.extend(called.problems)
+    return called
+
+
+def plan_with_called(plan: dict, called) -> dict:
+    """The plan of a script that calls saved workflows: its command set becomes the union with
+    theirs (the only commands the run may execute, TOOLS §2) and `workflows` lists them. A plan
+    of a script that calls none is returned unchanged."""
+    if called is None or not called.workflows:
+        return plan
+    return {**plan, "commands": sorted(set(plan["commands"]) | called.commands), "workflows": called.to_json()}
+
+
+def called_section(workflows: list[dict]) -> list[str]:
+    """The approval-screen section on the called saved workflows (`CalledWorkflows.to_json()`);
+    no lines when there are none."""
+    import textwrap
+
+    if not workflows:
+        return []
+
+    def wrap(text: str, indent: str) -> list[str]:
+        return textwrap.wrap(text, width=80, initial_indent=indent, subsequent_indent=indent,
+                             break_long_words=False, break_on_hyphens=False)
+
+    out = ["", f"Saved workflows ({len(workflows)})"]
+    out += wrap("Called inline: each shares this run's caps, budget and journal; its commands are in the "
+                "command set above. `dwfc plan FILE` shows its steps.", "  ")
+    for workflow in workflows:
+        out += wrap(f"{workflow['name']} ({workflow['scope']})", "  ")
+        out += wrap(workflow["description"] or "(no description)", "    ")
+        out.append(f"    file: {workflow['path']}")  # never cut or wrapped: a person may open it
+        commands = workflow["commands"]
+        out += wrap("commands: " + ", ".join(commands) if commands else "runs no commands", "    ")
+    return out
+
+
+def render_plan_text(plan: dict) -> str:
+    """The text view of a plan, with the section on the saved workflows it calls."""
     from dwf.compiler.plan_text import render_text
 
-    lines = [render_text(build_plan(compiled, run_args, given)).rstrip("\n"), "", "This run"]
+    return render_text(plan) + "".join(line + "\n" for line in called_section(plan.get("workflows") or []))
+
+
+def plan_summary(compiled, run_args: dict, given: tuple[str, ...], workspace: Path, args, called=None) -> str:
+    """The approval screen printed before a run (stderr): the plan of `dwfc plan` (with the saved
+    workflows it `called`, if any), then where and how this run will execute."""
+    from dwf.compiler.plan import build_plan
+
+    plan = plan_with_called(build_plan(compiled, run_args, given), called)
+    lines = [render_plan_text(plan).rstrip("\n"), "", "This run"]
     lines.append(f"  Workspace: {workspace.resolve()}")
     lines.append(f"  Agent: {args.agent}")
     caps = []
@@ -437,8 +491,9 @@ def cmd_answer(args) -> int:
     return EXIT_OK
 
 
-def _execute_run(program, script: str, path: str, run_args: dict, port, workspace: Path, progress, args):
-    """Run to settlement; returns the RunResult, or the list of problems when the engine refuses."""
+def _execute_run(program, script: str, path: str, run_args: dict, port, workspace: Path, progress, args, called):
+    """Run to settlement; returns the RunResult, or the list of problems when the engine refuses.
+    The saved workflows it `called` are pinned with the run and their commands approved."""
     import uuid
 
     import anyio
@@ -465,13 +520,14 @@ def _execute_run(program, script: str, path: str, run_args: dict, port, workspac
         root = workspace.resolve()
         run_id = f"dwfrun-{uuid.uuid4().hex}"
         questions = _question_port(progress, root, run_id, args)
+        commands = called.approved_commands(program)
         request = StartRequest(
             script=script, agent_port=port, path=path, args=run_args, journal=journal,
-            world=LocalWorld(root, allowed_commands=frozenset(program.commands)),
+            world=LocalWorld(root, allowed_commands=commands),
             artifacts=ArtifactStore(root),
             questions=questions, run_id=run_id,
             max_concurrency=args.max_concurrency, budget=args.budget, listeners=[progress],
-            approved_commands=frozenset(program.commands))
+            approved_commands=commands, workflows=called.scripts)
         return await drive(request, progress)
 
     return anyio.run(main)

@@ -5,7 +5,9 @@ its exit code: 0 planned, 1 the script has errors (its diagnostics are printed i
 plan), and user errors (a missing file, bad `--args`, no Graphviz for SVG/PNG) raise
 `dwf.runtime.cli.UsageError`, which `dwfc` reports in one sentence with exit code 2.
 
-Nothing here runs the script: planning is compiling plus analysis. The only process started
+Nothing here runs the script: planning is compiling plus analysis, plus looking up (in the
+current directory's workspace, as `dwfc run` would) the saved workflows it calls inline: the
+plan lists them and its command set includes theirs. The only process started
 is Graphviz's `dot`, for SVG, PNG and the HTML page's pictures (`dwf.runtime.graphviz_bin`).
 """
 
@@ -140,7 +142,6 @@ def cmd_plan(args) -> int:
     from dwf.compiler.graphs import build_graphs
     from dwf.compiler.plan import build_plan, rejected
     from dwf.compiler.plan_html import render_html
-    from dwf.compiler.plan_text import render_text
 
     result = _compile(args.file)
     given = parse_run_arguments(args.args)
@@ -160,12 +161,14 @@ def cmd_plan(args) -> int:
     from pathlib import Path
 
     from .agent_definitions import check_agent_types
+    from .cli import plan_with_called, render_plan_text, resolve_workflows
 
-    unknown = check_agent_types(result.program, Path.cwd())  # LANGUAGE §6.1: an error when planned
-    if unknown:
-        raise _usage("; ".join(unknown))
+    problems = check_agent_types(result.program, Path.cwd())  # LANGUAGE §6.1: an error when planned
+    called = resolve_workflows(result.program, Path.cwd(), problems)  # the saved workflows it calls, as `run` would
+    if problems:
+        raise _usage("; ".join(problems))
     graphs = build_graphs(result.program, result.source)
-    plan = build_plan(result, values, tuple(given or ()), graphs=graphs)
+    plan = plan_with_called(build_plan(result, values, tuple(given or ()), graphs=graphs), called)
     if args.format == "json":
         _write(args.output, render.dumps(plan))
     elif args.format == "html":
@@ -173,7 +176,7 @@ def cmd_plan(args) -> int:
         svgs = {kind: _svg(to_dot(graphs.get(kind), titles)) for kind in GRAPH_KINDS}
         _write(args.output, render_html(plan, svgs))
     else:
-        _write(args.output, render_text(plan))
+        _write(args.output, render_plan_text(plan))
     return EXIT_OK
 
 

@@ -333,12 +333,16 @@ def _execute_resume(program, row, path: str, port, root: Path, progress, args):
     from .artifacts import ArtifactStore
     from .driver import drive
     from .engine import StartRequest
+    from .saved import pinned_commands
     from .world import LocalWorld
+
+    # The engine runs the saved workflows pinned when the run started; their commands were approved then.
+    commands = frozenset(program.commands) | pinned_commands(row.workflows)
 
     async def run_with(journal):
         request = StartRequest(
             script=row.script, agent_port=port, path=path, journal=journal, run_id=row.id, resume=True,
-            world=LocalWorld(root, allowed_commands=frozenset(program.commands)),
+            world=LocalWorld(root, allowed_commands=commands),
             artifacts=ArtifactStore(root),
             questions=_questions(cli, progress, root, row.id, args),
             listeners=[progress], control_dir=service.control_dir(root))
@@ -377,7 +381,7 @@ def _questions(cli, progress, root: Path, run_id: str, args):
 def cmd_amend(args) -> int:
     from dwf.compiler import render
 
-    from .cli import _isatty, _load_agent_port, compile_path
+    from .cli import _isatty, _load_agent_port, called_section, compile_path, resolve_workflows
     from .progress import make_progress
 
     with _opened(args) as (journal, control):
@@ -392,6 +396,7 @@ def cmd_amend(args) -> int:
         print("dwfc: error: the script has errors; the run was not amended", file=sys.stderr)
         return EXIT_ERRORS
     problems: list[str] = []
+    called = resolve_workflows(compiled.program, root, problems)
     options = {name: getattr(args, name) for name in ("model", "actor_tools") if getattr(args, name, None)}
     port = _load_agent_port(args.agent, problems, root, **options)
     if problems:
@@ -400,9 +405,11 @@ def cmd_amend(args) -> int:
         return EXIT_USAGE
     if args.progress == "text" or not args.yes:
         live = " (it is running: it will be stopped as superseded)" if row.status == "running" else ""
-        commands = ", ".join(sorted(compiled.program.commands)) or "none"
+        commands = ", ".join(sorted(called.approved_commands(compiled.program))) or "none"
+        section = "".join(line + "\n" for line in called_section(called.to_json()))
         sys.stderr.write(f"Amend run {row.id} ({service.status_text(row)}){live}\n"
-                         f"  Script: {path}\n  Workspace: {root}\n  Agent: {args.agent}\n  Commands: {commands}\n")
+                         f"  Script: {path}\n  Workspace: {root}\n  Agent: {args.agent}\n  Commands: {commands}\n"
+                         + section)
     if not args.yes:
         if not _isatty(sys.stdin):
             raise _usage("cannot ask for approval: standard input is not a terminal; pass --yes to approve")
@@ -412,7 +419,8 @@ def cmd_amend(args) -> int:
             print("dwfc: not approved; nothing ran", file=sys.stderr)
             return EXIT_USAGE
     progress = make_progress(args.progress)
-    outcome = _execute_amend(compiled.program, compiled.source.text, row, str(path), port, root, progress, args)
+    outcome = _execute_amend(compiled.program, compiled.source.text, row, str(path), port, root, progress, args,
+                             called)
     if isinstance(outcome, list):
         for problem in outcome:
             print(f"dwfc: error: {problem}", file=sys.stderr)
@@ -421,8 +429,9 @@ def cmd_amend(args) -> int:
     return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
 
 
-def _execute_amend(program, script: str, row, path: str, port, root: Path, progress, args):
-    """Amend to settlement (mirrors `_execute_resume`); the RunResult, or the refusal problems."""
+def _execute_amend(program, script: str, row, path: str, port, root: Path, progress, args, called):
+    """Amend to settlement (mirrors `_execute_resume`); the RunResult, or the refusal problems.
+    The saved workflows the new script `called` are pinned with the new run."""
     import anyio
 
     from . import cli
@@ -432,15 +441,16 @@ def _execute_amend(program, script: str, row, path: str, port, root: Path, progr
     from .world import LocalWorld
 
     new_id = f"dwfrun-{uuid.uuid4().hex}"
+    commands = called.approved_commands(program)
 
     async def run_with(journal):
         async def start(engine):
             return await amend(
                 engine, row.id, script, journal=journal, agent_port=port, path=path,
                 control_dir=service.control_dir(root),
-                world=LocalWorld(root, allowed_commands=frozenset(program.commands)),
+                world=LocalWorld(root, allowed_commands=commands),
                 artifacts=ArtifactStore(root), questions=_questions(cli, progress, root, new_id, args),
-                listeners=[progress], approved_commands=frozenset(program.commands), new_id=new_id)
+                listeners=[progress], approved_commands=commands, workflows=called.scripts, new_id=new_id)
 
         return await drive(start, progress)
 

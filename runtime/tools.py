@@ -23,6 +23,10 @@ EvalWorkflowSnippet asks when the snippet may run commands; AmendWorkflow asks u
 was started by this layer, was not stopped by a user, and the new script runs no command beyond
 those approved for it (the last condition is ours: without it an amend could run commands no
 person approved).
+
+Saved workflows called inline (`await workflow(name)`) are resolved before approval (an unknown,
+broken or nesting one refuses the call, `saved.resolve_called`); the approval text lists them,
+and their commands join the approved command set the engine and the world enforce.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import difflib
 import json
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -41,6 +45,7 @@ from dwf.compiler.compile import CompileResult, compile_bytes, compile_source
 from . import runs as run_service
 from .drafts import DraftError, write_draft
 from .journal import JournalError
+from .saved import CalledWorkflows, pinned_commands, resolve_called
 from .tool_definitions import (DEFINITIONS, TOOL_NAMES, ApprovalPending, ApprovalRequest, ApprovalUnavailable,
                                Approver, ToolDefinition, definition, input_problems)
 
@@ -182,6 +187,8 @@ class ToolLayer:
         self._require_agent()
         given = arguments.get("args") or {}
         problems = check_agent_types(program, self.root)
+        called = self._called(program)
+        problems += called.problems
         try:
             run_args = validate_args(program.meta, given)
         except ArgumentError as error:
@@ -190,11 +197,12 @@ class ToolLayer:
         if problems:
             raise _Refusal("the workflow cannot start: " + "; ".join(problems) + ". Nothing ran.", problems=problems)
         caps = {"max_concurrency": arguments.get("max_concurrency"), "budget": arguments.get("budget")}
-        request = self._run_approval("CreateWorkflow", source, run_args, tuple(given), caps,
+        request = self._run_approval("CreateWorkflow", source, run_args, tuple(given), caps, called=called,
                                      summary=f"Run the workflow `{self._name(program)}`")
         if not await self._approve(approver, request):
             return _not_approved("the workflow was not started")
-        run = await self._start(program, source.text, source.path, run_args, **caps)
+        run = await self._start(source.text, source.path, run_args, called.approved_commands(program),
+                                workflows=called.scripts, **caps)
         return {"ok": True, "run_id": run.id, "status": "backgrounded", "name": self._name(program),
                 "path": source.path, **({"draft": str(source.draft)} if source.draft else {}),
                 "message": "The run started in the background; follow it with GetWorkflowRun."}
@@ -217,11 +225,15 @@ class ToolLayer:
         except ArgumentError as error:
             raise _Refusal(f"the new script does not accept the run's arguments: {'; '.join(error.problems)}; "
                            "pass `args`. The run was not amended.") from None
+        called = self._called(program)
+        if called.problems:
+            raise _Refusal("the run was not amended: " + "; ".join(called.problems) + ".", problems=called.problems)
+        commands = called.approved_commands(program)
         user_stopped = row.status == "stopped" and row.stop_reason == "user"
-        within_approved = set(program.commands) <= self._approved_commands.get(row.id, frozenset())
+        within_approved = commands <= self._approved_commands.get(row.id, frozenset())
         if not (row.id in self.own_runs and not user_stopped and within_approved):
             live = " It is running: it will be stopped as superseded." if row.status == "running" else ""
-            request = self._run_approval("AmendWorkflow", source, run_args, tuple(given or ()), {},
+            request = self._run_approval("AmendWorkflow", source, run_args, tuple(given or ()), {}, called=called,
                                          summary=f"Amend run {row.id} ({run_service.status_text(row)}) with "
                                                  f"`{self._name(program)}`",
                                          preface=f"Amend run {row.id} ({run_service.status_text(row)}).{live}")
@@ -229,12 +241,11 @@ class ToolLayer:
                 return _not_approved("the run was not amended")
         port = self._port()
         new_id = f"dwfrun-{uuid.uuid4().hex}"
-        commands = frozenset(program.commands)
         try:
             run = await amend(self._engine, row.id, source.text, journal=self.journal, agent_port=port, args=given,
                               control_dir=self.control, path=source.path, world=self._world(commands),
                               artifacts=self._artifacts(), questions=FileQuestions(self.root, new_id),
-                              approved_commands=commands, new_id=new_id)
+                              approved_commands=commands, workflows=called.scripts, new_id=new_id)
         except StartError as error:
             await port.close()
             raise _Refusal("the run was not amended: " + "; ".join(error.problems)) from None
@@ -330,7 +341,9 @@ class ToolLayer:
         if compiled.program is None:
             raise _Refusal(f"run {row.id} cannot be resumed: its script no longer compiles with this dwf; "
                            "amend it instead (AmendWorkflow)")
-        run = await self._start(compiled.program, row.script, path, {}, resume_id=row.id)
+        # The engine runs the saved workflows pinned at the start; their commands were approved then.
+        commands = frozenset(compiled.program.commands) | pinned_commands(row.workflows)
+        run = await self._start(row.script, path, {}, commands, resume_id=row.id)
         return {"ok": True, "run_id": run.id, "status": "backgrounded", "resumed": True,
                 "message": "The run continues in the background; follow it with GetWorkflowRun."}
 
@@ -388,33 +401,47 @@ class ToolLayer:
             raise _Refusal(**_rejection(source, rejected))
         return source
 
+    def _called(self, program) -> CalledWorkflows:
+        """The saved workflows `program` calls inline (`saved.resolve_called`), with hints that
+        name this layer's tools."""
+        called = resolve_called(program, self.root)
+        problems = [problem.replace("`dwfc saved` lists them", "ListSavedWorkflows lists them")
+                    for problem in called.problems]
+        return replace(called, problems=problems)
+
     @staticmethod
     def _name(program) -> str:
         meta = program.meta if isinstance(program.meta, dict) else {}
         return meta.get("name") or "workflow"
 
     def _run_approval(self, tool: str, source: _Source, run_args: dict | None, given: tuple, caps: dict, *,
-                      summary: str, preface: str | None = None, runs: bool = True) -> ApprovalRequest:
-        """The approval screen: the plan of `dwfc plan` and, when it `runs`, where and how (as
-        `dwfc run` prints it)."""
+                      summary: str, preface: str | None = None, runs: bool = True,
+                      called: CalledWorkflows | None = None) -> ApprovalRequest:
+        """The approval screen: the plan of `dwfc plan` (with the saved workflows it `called`)
+        and, when it `runs`, where and how (as `dwfc run` prints it)."""
         from dwf.compiler.plan import build_plan
         from dwf.compiler.plan_text import render_text
 
         from .cli import plan_summary
 
+        called = called or CalledWorkflows()
+
         if runs:
             options = SimpleNamespace(agent=self.agent or "(none)", max_concurrency=caps.get("max_concurrency"),
                                       budget=caps.get("budget"))
-            text = plan_summary(source.compiled, run_args, given, self.root, options).rstrip("\n")
+            text = plan_summary(source.compiled, run_args, given, self.root, options, called).rstrip("\n")
         else:
             text = render_text(build_plan(source.compiled, run_args, given)).rstrip("\n")
         if preface:
             text = preface + "\n\n" + text
-        commands = sorted(source.compiled.program.commands)
+        commands = sorted(called.approved_commands(source.compiled.program))
         summary += f"; commands: {', '.join(commands)}" if commands else "; it runs no commands"
+        if called.workflows:
+            summary += "; it calls the saved workflows " + ", ".join(f"`{w.name}`" for w in called.workflows)
         return ApprovalRequest(tool, summary, text, {
             "name": self._name(source.compiled.program), "path": source.path, "args": run_args,
             "commands": commands, "workspace": str(self.root), "agent": self.agent,
+            **({"workflows": called.to_json()} if called.workflows else {}),
             **{key: value for key, value in caps.items() if value is not None}})
 
     async def _approve(self, approver: Approver | None, request: ApprovalRequest) -> bool:
@@ -454,19 +481,21 @@ class ToolLayer:
 
         return ArtifactStore(self.root)
 
-    async def _start(self, program, script: str, path: str, run_args: dict, *, max_concurrency: int | None = None,
+    async def _start(self, script: str, path: str, run_args: dict, commands: frozenset[str], *,
+                     workflows: dict[str, str] | None = None, max_concurrency: int | None = None,
                      budget: int | None = None, resume_id: str | None = None):
+        """Start (or resume) a background run that may execute exactly the approved `commands`;
+        `workflows` are the saved workflow scripts it calls inline (a resume uses the pinned ones)."""
         from .engine import StartError, StartRequest
         from .questions import FileQuestions
 
         port = self._port()
         run_id = resume_id or f"dwfrun-{uuid.uuid4().hex}"
-        commands = frozenset(program.commands)
         request = StartRequest(
             script=script, agent_port=port, path=path, args=run_args, journal=self.journal, run_id=run_id,
             resume=resume_id is not None, world=self._world(commands), artifacts=self._artifacts(),
             questions=FileQuestions(self.root, run_id), max_concurrency=max_concurrency, budget=budget,
-            approved_commands=commands, control_dir=self.control)
+            approved_commands=commands, workflows=workflows, control_dir=self.control)
         self._forget_settled()
         try:
             run = self._engine.start(request)

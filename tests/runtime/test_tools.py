@@ -1,7 +1,8 @@
 """The tool layer for host agents (TOOLS §3) through its Python API, over a real temporary
 workspace (SQLite journal, control files, drafts) with the scripted agent port: definitions,
 drafts of scripts that do not compile, approval (given, refused, absent, conditional), background
-runs followed with GetWorkflowRun, resume, amend, escalations, saved workflows and snippets."""
+runs followed with GetWorkflowRun, resume, amend, escalations, saved workflows (also called
+inline by `workflow()`) and snippets."""
 
 from __future__ import annotations
 
@@ -413,6 +414,106 @@ async def test_a_refused_save_writes_nothing(workspace):
         listed = await tools.call("ListSavedWorkflows", {})
     assert result["status"] == "not_approved" and listed["workflows"] == []
     assert not (workspace / ".dwf" / "workflows" / "two.dwf.py").exists()
+
+
+ECHOER = '''meta = {"name": "echoer", "description": "Echoes, then asks a helper."}
+phase("Help")
+out = await world.run("echo", ["hi"])
+return await agent("helper").ask(f"Use {out.stdout.strip()}")
+'''
+CALLER = '''meta = {"name": "caller", "description": "Calls the saved workflow echoer."}
+phase("Lead")
+helped = await workflow("echoer")
+lead = await agent("lead").ask(f"Lead with {helped}")
+return [helped, lead]
+'''
+DRAFTER = '''meta = {"name": "drafter", "description": "Asks a writer, then echoes the draft."}
+phase("Draft")
+line = await agent("writer").ask("Draft a line")
+out = await world.run("echo", [line])
+return out.stdout.strip()
+'''
+
+
+def write_calls_fixtures(root: Path) -> None:
+    """Fixtures for the actors of saved workflows called inline (named `<workflow>/<actor>`)."""
+    rules = [{"actor": "echoer/helper", "instructions": "^Use hi$", "result": "H"},
+             {"actor": "lead", "instructions": "^Lead with H$", "result": "L"},
+             {"actor": "drafter/writer", "result": "A line."}, {"actor": "first", "result": "A"},
+             {"actor": "second", "result": "B"}]
+    (root / "calls.json").write_text(json.dumps({"rules": rules}))
+    (root / "calls_slow.json").write_text(json.dumps({"rules": [{"delay_s": 30, "result": "never"}]}))
+
+
+@pytest.mark.anyio
+async def test_a_workflow_calling_a_saved_one_shows_it_for_approval_and_runs_it_inline(workspace):
+    from dwf.runtime.saved import save_workflow
+
+    save_workflow(workspace, ECHOER, "project")
+    write_calls_fixtures(workspace)
+    approvals = Approvals()
+    refusing = Approvals(answer=False)
+    async with layer(workspace, "calls.json", approver=approvals) as tools:
+        started = await tools.call("CreateWorkflow", {"script": CALLER})
+        snapshot = await settled(tools, started["run_id"])
+        again = await tools.call("AmendWorkflow", {"run": started["run_id"], "script": CALLER + "\n"})
+        plain = (await tools.call("CreateWorkflow", {"script": SCRIPT}))["run_id"]
+        await settled(tools, plain)
+        widened = await tools.call("AmendWorkflow", {"run": plain, "script": CALLER}, approver=refusing)
+        await settled(tools, again["run_id"])
+    assert snapshot["status"] == "completed" and snapshot["result"] == ["H", "L"]  # echo ran inside `echoer`
+    request = approvals.requests[0]
+    assert request.details["commands"] == ["echo"]
+    assert [w["name"] for w in request.details["workflows"]] == ["echoer"]
+    assert request.summary == ("Run the workflow `caller`; commands: echo; it calls the saved workflows `echoer`")
+    assert "Saved workflows (1)" in request.text and "  echoer (project)\n" in request.text
+    assert "    commands: echo\n" in request.text
+    # An own run's amendment within the approved commands (the called workflow's included) needs no
+    # approval; one that adds a called workflow's command to a run approved without it does.
+    assert again["ok"] and [r.tool for r in approvals.requests] == ["CreateWorkflow", "CreateWorkflow"]
+    assert widened["status"] == "not_approved" and refusing.requests[0].details["commands"] == ["echo"]
+
+
+@pytest.mark.anyio
+async def test_a_call_to_an_unknown_saved_workflow_is_refused_before_approval(workspace):
+    from dwf.runtime.saved import save_workflow
+
+    save_workflow(workspace, ECHOER, "project")
+    approvals = Approvals()
+    unknown = CALLER.replace('workflow("echoer")', 'workflow("echoes")')
+    async with layer(workspace, approver=approvals) as tools:
+        created = await tools.call("CreateWorkflow", {"script": unknown})
+        run_id = (await tools.call("CreateWorkflow", {"script": SCRIPT}))["run_id"]
+        await settled(tools, run_id)
+        amended = await tools.call("AmendWorkflow", {"run": run_id, "script": unknown})
+        runs = await tools.call("ListWorkflowRuns", {})
+    problem = ('line 3 calls workflow("echoes"), but there is no saved workflow named `echoes` '
+               "(did you mean `echoer`?); ListSavedWorkflows lists them")
+    assert created == {"ok": False, "error": f"the workflow cannot start: {problem}. Nothing ran.", "problems": [problem]}
+    assert amended == {"ok": False, "error": f"the run was not amended: {problem}.", "problems": [problem]}
+    assert [r.tool for r in approvals.requests] == ["CreateWorkflow"]  # only the script that runs
+    assert [run["id"] for run in runs["runs"]] == [run_id]
+
+
+@pytest.mark.anyio
+async def test_a_resumed_run_may_run_the_commands_of_its_pinned_saved_workflows(workspace, monkeypatch, tmp_path):
+    from dwf.runtime.saved import save_workflow
+
+    save_workflow(workspace, DRAFTER, "project")
+    write_calls_fixtures(workspace)
+    calls = tmp_path / "calls.jsonl"
+    monkeypatch.setenv("DWF_SCRIPTED_CALL_LOG", str(calls))
+    script = 'meta = {"name": "drafting", "description": "Calls drafter."}\nreturn await workflow("drafter")\n'
+    async with layer(workspace, "calls_slow.json", approver=Approvals()) as tools:
+        run_id = (await tools.call("CreateWorkflow", {"script": script}))["run_id"]
+        with anyio.fail_after(10):
+            while not (calls.exists() and calls.read_text().strip()):  # the writer's slow ask was dispatched
+                await anyio.sleep(0.02)
+    async with layer(workspace, "calls.json") as tools:
+        resumed = await tools.call("ResumeWorkflowRun", {"run": run_id})
+        snapshot = await settled(tools, run_id)
+    assert resumed["ok"], resumed
+    assert (snapshot["status"], snapshot["result"]) == ("completed", "A line.")  # echo, approved at the start
 
 
 @pytest.mark.anyio

@@ -146,7 +146,7 @@ class FacadeCallChecks:
             handler = self._check_artifact
         if handler is not None:
             handler()
-        if self.member.site_kind in ("ask", "run"):
+        if self.member.site_kind in ("ask", "run", "workflow"):  # a called saved workflow does the work itself
             self._note_step()
         if self.site is not None:
             lowerer = self.lowerer

@@ -178,7 +178,8 @@ class EmptyPhase(Rule):
     """
     ## What it does
     Reports a phase that contains no ask and no `world.run` (directly, in nested blocks, or in
-    helper functions it calls).
+    helper functions it calls). A `workflow()` call counts as work: the saved workflow it runs
+    does its own.
 
     ## Why is this bad?
     A phase is a stage of work that a person approves; a stage that does no agent work and runs

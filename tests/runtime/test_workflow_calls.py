@@ -68,7 +68,7 @@ def test_a_called_workflow_runs_inline_under_the_call():
     assert result.value == ["lead: plan", {"topic": "queues", "summary": summary}]
     # its asks are keyed under the call and its actor is named under the workflow
     assert port.dispatched == [("ask#1", "lead", "plan"), ("workflow#1/ask#1", "summarize/lead", "outline queues"),
-                               ("workflow#1/ask#2", "summarize/lead", f"summarize summarize/lead: outline queues")]
+                               ("workflow#1/ask#2", "summarize/lead", "summarize summarize/lead: outline queues")]
     keys = [node.key for node in journal.list_nodes(result.run_id)]
     assert keys == ["ask#1", "workflow#1/ask#1", "workflow#1/ask#2", "workflow#1/report#1"]
     assert result.reports == [summary] and result.usage["output_tokens"] == 15

@@ -517,7 +517,7 @@ class FlowAnalysis:
             if not receiver <= old:
                 self.ask_receivers[site] = old | receiver
             return frozenset({(site, (), (), True)})
-        if site and (site.startswith("read#") or site.startswith("run#")):
+        if site and site.startswith(("read#", "run#", "workflow#")):  # a saved workflow's result is its own
             self._sink(site, everything)
             return frozenset({(site, (), (), True)})
         if op == "parallel":
@@ -528,7 +528,7 @@ class FlowAnalysis:
             return self._pipeline(node, args, starred)
         if op in ("report", "log", "phase") or op.startswith("budget."):
             return EMPTY
-        return everything  # artifact.*, workflow, hole
+        return everything  # artifact.*, hole
 
     def _sink(self, site: str, value: Value) -> None:
         old = self.sinks.get(site, EMPTY)

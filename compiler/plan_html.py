@@ -34,6 +34,7 @@ th { color: var(--muted); font-weight: 600; }
 code, .id { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
 .kind { display: inline-block; min-width: 3.2em; font-size: 12px; border-radius: 4px; padding: 0 4px; text-align: center; }
 .kind-ask { background: #dbeafe; } .kind-read { background: #dcfce7; } .kind-run { background: #fef3c7; }
+.kind-workflow { background: #ede9fe; }
 .kind-fold { background: #e5e7eb; }
 .muted { color: var(--muted); }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(280px, 1fr)); gap: 12px; }
@@ -91,6 +92,7 @@ def render_html(plan: dict, svgs: dict[str, str]) -> str:
     parts += _commands(plan)
     parts += _flow(plan, svgs.get("causal"), svgs.get("handoff"))
     parts += _warnings(plan)
+    parts += _called_workflows(plan)
     parts += ["</main>", "</body>", "</html>"]
     return "\n".join(parts) + "\n"
 
@@ -197,6 +199,24 @@ def _commands(plan: dict) -> list[str]:
         out.append("<p>The only programs this run may start (their arguments may be computed):</p>")
         out.append('<ul class="commands">' + "".join(f'<li class="command">{escape(c)}</li>' for c in plan["commands"]) + "</ul>")
     out.append("</section>")
+    return out
+
+
+def _called_workflows(plan: dict) -> list[str]:
+    """The saved workflows the script calls inline (`workflows`, added by the runtime, which
+    finds them in the workspace); nothing when it calls none."""
+    workflows = plan.get("workflows") or []
+    if not workflows:
+        return []
+    out = ['<section id="workflows">', f"<h2>Saved workflows ({len(workflows)})</h2>",
+           "<p>Called inline: each shares this run's caps, budget and journal; its commands are in the command "
+           "set above.</p>", "<ul>"]
+    for workflow in workflows:
+        commands = ", ".join(workflow["commands"]) or "runs no commands"
+        out.append(f'<li class="workflow"><strong>{escape(workflow["name"])}</strong> ({escape(workflow["scope"])}): '
+                   f'{escape(workflow["description"] or "(no description)")}<br><code>{escape(workflow["path"])}</code>'
+                   f" · commands: {escape(commands)}</li>")
+    out += ["</ul>", "</section>"]
     return out
 
 

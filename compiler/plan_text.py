@@ -122,7 +122,7 @@ def _step_line(step: dict, phase: str) -> str:
     if step["phase"] != phase:
         tag = "again"
     tail = f"{tag:>8}  L{step['line']}"
-    prefix = f"       {step['id']:<9}"
+    prefix = f"       {step['id'] + ' ':<9}"  # a long id (`workflow#1`, `read#1000`) keeps one space
     room = WIDTH - len(prefix) - len(tail) - 1
     return prefix + one_line(label, room).ljust(room) + " " + tail
 

@@ -35,7 +35,7 @@ EMPTY: frozenset = frozenset()
 
 
 def is_step(source: str) -> bool:
-    return source.startswith(("ask#", "read#", "run#"))
+    return source.startswith(("ask#", "read#", "run#", "workflow#"))
 
 
 def is_param(source: str) -> bool:

@@ -44,7 +44,7 @@ from .source import Span
 from .taint import is_step
 
 UNPHASED = None
-STEP_OPS = ("ask", "read", "run")
+STEP_OPS = ("ask", "read", "run", "workflow")
 
 
 @dataclass

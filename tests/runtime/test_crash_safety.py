@@ -1,6 +1,7 @@
 """Crash safety (RUNTIME §5, §5.1) with real processes: `dwfc run` is SIGKILLed at 20 moments
 spread over a run (a fan-out, a pipeline and a sequential loop of asks with seeded random
-delays; and a loop of `world.run` commands), then `dwfc resume` finishes it. No ask or command
+delays, then a saved workflow called inline with asks of its own; and a loop of `world.run`
+commands), then `dwfc resume` finishes it. No ask or command
 that had completed before the kill runs again (only one still in flight may), the final value and
 the reports equal an uninterrupted run's, and every effect ran at most twice."""
 
@@ -47,7 +48,20 @@ seq = []
 for i in range(4):
     seq.append(await worker.ask(f"seq {i} {len(seq)}"))
 report({"seq": seq})
-return {"fan": fan, "piped": piped, "seq": seq}
+called = await workflow("child", {"n": 3})
+return {"fan": fan, "piped": piped, "seq": seq, "called": called}
+'''
+
+# A saved workflow the asks script calls inline: its asks are journaled under the call.
+CHILD_SCRIPT = '''meta = {"name": "child", "description": "Asks of a called workflow.", "args": {"n": {"type": "integer"}}}
+phase("Child")
+both = await parallel(agent(f"c{i}").ask(f"child fan {i}") for i in range(2))
+tail = agent("ctail")
+out = []
+for i in range(args["n"]):
+    out.append(await tail.ask(f"child seq {i}"))
+report({"child": out})
+return both + out
 '''
 
 COMMANDS_SCRIPT = '''meta = {"name": "cmds", "description": "Commands in a loop.", "phases": [{"title": "Work", "detail": "run"}]}
@@ -75,6 +89,8 @@ def asks_fixture(seed: int = 20261130) -> dict:
     rules += [{"instructions": f"^pipe1 {x}$", "result": f"P{x}", "delay_s": delay()} for x in "abc"]
     rules += [{"instructions": f"^pipe2 {x} ", "result": f"Q{x}", "delay_s": delay()} for x in "abc"]
     rules += [{"instructions": f"^seq {i} ", "result": f"S{i}", "delay_s": delay()} for i in range(4)]
+    rules += [{"instructions": f"^child fan {i}$", "result": f"CF{i}", "delay_s": delay()} for i in range(2)]
+    rules += [{"instructions": f"^child seq {i}$", "result": f"CS{i}", "delay_s": delay()} for i in range(3)]
     return {"rules": rules}
 
 
@@ -88,6 +104,8 @@ def env(call_log: Path | None) -> dict:
 def make_workspace(root: Path) -> Path:
     root.mkdir(parents=True)
     (root / "asks.dwf.py").write_text(ASKS_SCRIPT)
+    (root / ".dwf" / "workflows").mkdir(parents=True)
+    (root / ".dwf" / "workflows" / "child.dwf.py").write_text(CHILD_SCRIPT)
     (root / "cmds.dwf.py").write_text(COMMANDS_SCRIPT)
     (root / "step.py").write_text(STEP)
     (root / "fix.json").write_text(json.dumps(asks_fixture()))
@@ -206,7 +224,8 @@ def test_sigkilled_asks_are_never_redispatched_once_completed(tmp_path):
     ref, outcomes = run_kill_points(tmp_path, "asks")
     assert ref.result["status"] == "completed"
     expected = set(ref.calls)
-    assert len(expected) == len(ref.calls) == 6 + 6 + 4
+    assert len(expected) == len(ref.calls) == 6 + 6 + 4 + 2 + 3  # the called workflow's asks too
+    assert ref.result["value"]["called"] == ["CF0", "CF1", "CS0", "CS1", "CS2"]
     for i, o in enumerate(outcomes, 1):
         where = f"kill point {i}"
         assert o.result["status"] == "completed", (where, o.result)

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from pathlib import Path
+
+from .saved import is_valid_name
 
 DRAFTS_DIR = Path(".dwf") / "drafts"
 DEFAULT_NAME = "workflow"
 MAX_DRAFTS_PER_NAME = 1000
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
 class DraftError(Exception):
@@ -34,7 +34,7 @@ def draft_name(source: str) -> str:
     """The file name stem of a draft: the meta name, read with Python's parser (the meta block is
     a pure literal, so no DWF compile is needed), or `workflow`."""
     name = _meta_name(source)
-    if isinstance(name, str) and _SAFE_NAME.match(name) and name.strip(".") and not name.startswith("-"):
+    if is_valid_name(name) and not name.startswith("-"):  # `-` first would read as an option in a shell
         return name
     return DEFAULT_NAME
 

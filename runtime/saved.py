@@ -34,7 +34,7 @@ from dwf.compiler.compile import compile_bytes, compile_source
 from .agent_definitions import dwf_home
 
 __all__ = ["NAME_PATTERN", "SCOPES", "CalledWorkflows", "SavedWorkflow", "SavedWorkflowError", "dwf_home",
-           "find_saved", "global_dir", "list_saved", "pinned_commands", "project_dir", "read_saved",
+           "find_saved", "global_dir", "is_valid_name", "list_saved", "pinned_commands", "project_dir", "read_saved",
            "resolve_called", "save_workflow"]
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -76,13 +76,14 @@ def _directory(workspace: Path, scope: str) -> Path:
     return project_dir(workspace) if scope == "project" else global_dir()
 
 
-def _is_valid_name(name: object) -> bool:
+def is_valid_name(name: object) -> bool:
+    """A saved workflow (or draft) name: it can never leave its folder."""
     # fullmatch: `$` alone would let a trailing newline through
     return isinstance(name, str) and bool(NAME_PATTERN.fullmatch(name)) and name.strip(".") != ""
 
 
 def _check_name(name: object) -> str:
-    if not _is_valid_name(name):
+    if not is_valid_name(name):
         raise SavedWorkflowError(
             f"`{name}` is not a valid saved workflow name: use 1 to 64 letters, digits, `_`, `.` or `-` "
             f"(and not only dots)")
@@ -212,7 +213,7 @@ def _workflow_files(directory: Path) -> list[tuple[str, Path]]:
     files = []
     for entry in entries:
         name = entry.name.removesuffix(SUFFIX)
-        if entry.name.endswith(SUFFIX) and _is_valid_name(name) and os.path.isfile(entry.path):
+        if entry.name.endswith(SUFFIX) and is_valid_name(name) and os.path.isfile(entry.path):
             files.append((name, Path(entry.path)))
     return sorted(files)
 

@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 
 from dwf.runtime.anthropic_port import DEFAULT_MODEL
+from dwf.runtime.drafts import draft_name
 from dwf.runtime.tool_definitions import DEFINITIONS, ApprovalRequest
 from dwf.runtime.tools import NOT_EXECUTED, ToolLayer, result_text
 
@@ -533,3 +534,11 @@ async def test_snippets_ask_approval_only_when_they_run_commands(workspace):
     assert refused["status"] == "not_approved" and "snippet was not evaluated" in refused["error"]
     assert rejected["status"] == "rejected" and rejected["error"].endswith("not executed: fix the snippet and call again")
     assert re.match(r"<snippet>:L1:C\d+ DWF\d{3} `\S+` cannot be used in a snippet", rejected["errors"][0])
+
+
+@pytest.mark.parametrize("name, stem", [("review", "review"), ("v1.2_final-x", "v1.2_final-x"), ("x\n", "workflow"),
+                                        ("..", "workflow"), ("../escape", "workflow"), ("-rf", "workflow"),
+                                        ("a" * 65, "workflow"), (3, "workflow")])
+def test_a_draft_is_named_after_a_safe_meta_name_only(name, stem):
+    assert draft_name(f"meta = {{'name': {name!r}}}\nreturn 1\n") == stem
+

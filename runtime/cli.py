@@ -56,28 +56,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dwfc", description="Compile, plan and run DWF workflow scripts (*.dwf.py).")
     parser.add_argument("--version", action="version", version=f"dwfc {COMPILER_VERSION}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    from .cli_plan import add_parsers as add_plan_parsers  # plan, graph
-
-    add_plan_parsers(commands)
-    __import__("dwf.runtime.cli_runs", fromlist=["add_parsers"]).add_parsers(commands)  # runs, show, events, resume, cancel
-    __import__("dwf.runtime.cli_mcp", fromlist=["add_parsers"]).add_parsers(commands)  # mcp
-    __import__("dwf.runtime.cli_eval", fromlist=["add_parsers"]).add_parsers(commands)  # eval
-    __import__("dwf.runtime.cli_saved", fromlist=["add_parsers"]).add_parsers(commands)  # save, saved
-
     check = commands.add_parser("check", help="compile scripts and print diagnostics",
                                 description="Compile scripts and print diagnostics. Directories are searched for *.dwf.py.")
     check.add_argument("files", nargs="+", metavar="FILE")
     check.add_argument("--format", choices=("concise", "full", "json", "sarif"), default="concise")
     check.add_argument("--sites", action="store_true", help="print the site table of each clean script")
     check.set_defaults(handler=cmd_check)
+    from . import cli_eval, cli_mcp, cli_plan, cli_runs, cli_saved  # each adds its subcommands
 
-    rules = commands.add_parser("rules", help="list the diagnostic catalogue")
-    rules.add_argument("--format", choices=("text", "json"), default="text")
-    rules.set_defaults(handler=cmd_rules)
-
-    explain = commands.add_parser("explain", help="print the documentation of one rule")
-    explain.add_argument("code", metavar="CODE")
-    explain.set_defaults(handler=cmd_explain)
+    cli_plan.add_parsers(commands)  # plan, graph
 
     run = commands.add_parser(
         "run", help="approve and run a script",
@@ -104,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--budget", type=_non_negative_int, metavar="TOKENS", help="output-token budget of the run")
     run.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
     run.set_defaults(handler=cmd_run)
+    cli_runs.add_parsers(commands)  # runs, show, events, resume, amend, cancel
 
     answer = commands.add_parser(
         "answer", help="answer a question an actor of a running workflow asked",
@@ -114,6 +102,17 @@ def build_parser() -> argparse.ArgumentParser:
     answer.add_argument("text", metavar="TEXT")
     answer.add_argument("--workspace", metavar="DIR", help="the run's workspace (default: the current directory)")
     answer.set_defaults(handler=cmd_answer)
+    cli_saved.add_parsers(commands)  # save, saved
+    cli_eval.add_parsers(commands)  # eval
+    cli_mcp.add_parsers(commands)  # mcp
+
+    rules = commands.add_parser("rules", help="list the diagnostic catalogue")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.set_defaults(handler=cmd_rules)
+
+    explain = commands.add_parser("explain", help="print the documentation of one rule")
+    explain.add_argument("code", metavar="CODE")
+    explain.set_defaults(handler=cmd_explain)
     return parser
 
 

@@ -166,6 +166,16 @@ def test_plan_shows_the_called_workflows_and_the_union_of_commands(dwfc, snapsho
          "description": "Echoes a topic and asks a writer to summarise it.", "commands": ["echo"]}]
 
 
+def test_the_html_approval_page_shows_the_calls_as_steps_and_lists_the_called_workflows(dwfc):
+    code, page, _ = dwfc("plan", "parent.dwf.py", "--format", "html")
+    assert code == 0
+    assert page.count('<span class="kind kind-workflow">workflow</span>') == 2  # one step per call
+    section = page[page.index('<section id="workflows">'):]
+    assert "<h2>Saved workflows (2)</h2>" in section
+    assert "<strong>summarize</strong> (project): Echoes a topic and asks a writer to summarise it." in section
+    assert "/ws/.dwf/workflows/summarize.dwf.py</code> · commands: echo</li>" in section
+
+
 def test_plan_of_a_script_calling_no_saved_workflow_has_no_such_section(dwfc):
     code, out, _ = dwfc("plan", "plain.dwf.py", "--format", "json")
     assert code == 0 and "workflows" not in json.loads(out)

@@ -208,3 +208,24 @@ return [x["summary"] for x in looped + fanned]
              "summarize(workflow#2)/comp#1[0]/lead", "summarize(workflow#2)/comp#1[1]/lead"]
     assert sorted({name for _, name, _ in port.dispatched}) == names
     assert result.value == [f"{n}: summarize {n}: outline {t}" for n, t in zip(names, "abcd")]
+
+
+def test_an_amended_run_imports_the_called_workflows_finished_asks():
+    from dwf.runtime.amend import amend
+
+    journal = MemoryJournal()
+    body = 'done = await workflow("summarize", {"topic": "queues"})\nreturn await agent("judge").ask("judge")\n'
+    first, _, _ = run(body, {"summarize": CHILD}, journal=journal)
+    assert first.status == "completed", first.error
+    port = Port()
+
+    async def amended():
+        async with Engine() as engine:
+            new = await amend(engine, first.run_id, META + body.replace('ask("judge")', 'ask("judge again")'),
+                              journal=journal, agent_port=port, workflows={"summarize": CHILD})
+            return await new.result
+
+    result = anyio.run(amended)
+    assert result.status == "completed", result.error
+    assert result.value == "judge: judge again"
+    assert [instructions for _, _, instructions in port.dispatched] == ["judge again"]  # the child's asks imported

@@ -197,6 +197,8 @@ def cmd_show(args) -> int:
         out.append(f"  Amends: {data['amended_from']}")
     if data["superseded_by"]:
         out.append(f"  Superseded by: {data['superseded_by']}")
+    if data["workflows"]:
+        out.append(f"  Calls saved workflows: {', '.join(data['workflows'])} (as they were when the run started)")
     if data["phases"]:
         out.append("  Phases:")
         for phase in data["phases"]:

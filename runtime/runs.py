@@ -369,6 +369,7 @@ def snapshot(journal, row: RunRow) -> dict:
     return {**summary, "description": meta.get("description"), "args": row.args, "caps": row.caps,
             "usage": row.usage or {}, "compiler_version": row.compiler_version,
             "resumable": not resume_problems(row), "amended_from": row.resumed_from, "superseded_by": row.superseded_by,
+            "workflows": sorted(row.workflows or {}),  # the saved workflows it calls inline (pinned)
             "phases": list(phases.values()),
             "actors": [{"key": a["key"], "name": a["name"], "model": a["model"]} for a in actors],
             "nodes": {"total": len([n for n in nodes if n.kind != "report"]),

@@ -204,6 +204,9 @@ def test_run_yes_runs_the_called_workflows_inline_end_to_end(workspace, tmp_path
     # "Summarise tides" only matches when echo ran and its output reached the child's ask
     assert result["value"] == {"hello": "Hello!", "summary": "Tides rise and fall.", "verdict": "accurate"}
     assert definition.read_bytes() == before
+    shown = subprocess.run([str(DWFC), "show", result["run_id"], "--json"], cwd=workspace, env=env,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert json.loads(shown.stdout)["workflows"] == ["greet", "summarize"]  # pinned with the run
 
 
 def test_amend_resolves_the_saved_workflows_of_the_new_script(dwfc, workspace):

@@ -15,6 +15,8 @@ from dwf.compiler.compile import compile_source
 from dwf.runtime import saved
 from dwf.runtime.saved import SavedWorkflow, SavedWorkflowError, find_saved, list_saved, read_saved, save_workflow
 
+from cli_transcripts import isolated_home
+
 GREETER = '''meta = {
     "name": "greeter",
     "description": "Greets someone a number of times.",
@@ -39,9 +41,7 @@ def script(name: str, description: str = "A workflow.") -> str:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
-    path = tmp_path / "home"
-    monkeypatch.setenv("DWF_HOME", str(path))
-    return path
+    return isolated_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture

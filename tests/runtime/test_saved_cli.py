@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dwf.runtime.cli import main
+from cli_transcripts import in_process_dwfc, isolated_home, transcript
 
 DWFC = Path(sys.executable).parent / "dwfc"
 
@@ -39,9 +39,7 @@ x = y
 
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
-    path = tmp_path / "home"
-    monkeypatch.setenv("DWF_HOME", str(path))
-    return path
+    return isolated_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -57,26 +55,7 @@ def workspace(tmp_path, home) -> Path:
 
 @pytest.fixture
 def dwfc(monkeypatch, capsys, workspace, tmp_path):
-    """`dwfc` in this process (`cli.main`) from the workspace: (exit code, stdout, stderr) with
-    the temp dir shown as `<tmp>`."""
-
-    def call(*argv: str) -> tuple[int, str, str]:
-        monkeypatch.chdir(workspace)
-        monkeypatch.delenv("DWF_SCRIPTED_CALL_LOG", raising=False)
-        try:
-            code = main(list(argv))
-        except SystemExit as exit:  # argparse errors
-            code = exit.code
-        out, err = capsys.readouterr()
-        root = str(tmp_path.resolve())
-        return code, out.replace(root, "<tmp>"), err.replace(root, "<tmp>")
-
-    return call
-
-
-def transcript(dwfc, *argv: str) -> dict:
-    code, out, err = dwfc(*argv)
-    return {"argv": ["dwfc", *argv], "exit": code, "stdout": out, "stderr": err}
+    return in_process_dwfc(monkeypatch, capsys, workspace, tmp_path)
 
 
 # ---------------------------------------------------------------- save

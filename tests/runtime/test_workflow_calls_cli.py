@@ -17,9 +17,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dwf.runtime.cli import main
 from dwf.runtime.saved import project_dir, save_workflow
 from dwf.runtime.tools import ToolLayer
+
+from cli_transcripts import in_process_dwfc, isolated_home, transcript
 
 DWFC = Path(sys.executable).parent / "dwfc"
 
@@ -67,9 +68,7 @@ def calling(*names: str) -> str:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
-    path = tmp_path / "home"
-    monkeypatch.setenv("DWF_HOME", str(path))
-    return path
+    return isolated_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -89,26 +88,7 @@ def workspace(tmp_path, home) -> Path:
 
 @pytest.fixture
 def dwfc(monkeypatch, capsys, workspace, tmp_path):
-    """`dwfc` in this process (`cli.main`) from the workspace: (exit code, stdout, stderr) with
-    the temp dir shown as `<tmp>`."""
-
-    def call(*argv: str) -> tuple[int, str, str]:
-        monkeypatch.chdir(workspace)
-        monkeypatch.delenv("DWF_SCRIPTED_CALL_LOG", raising=False)
-        try:
-            code = main(list(argv))
-        except SystemExit as exit:  # argparse errors
-            code = exit.code
-        out, err = capsys.readouterr()
-        root = str(tmp_path.resolve())
-        return code, out.replace(root, "<tmp>"), err.replace(root, "<tmp>")
-
-    return call
-
-
-def transcript(dwfc, *argv: str) -> dict:
-    code, out, err = dwfc(*argv)
-    return {"argv": ["dwfc", *argv], "exit": code, "stdout": out, "stderr": err}
+    return in_process_dwfc(monkeypatch, capsys, workspace, tmp_path)
 
 
 def run_ids(workspace: Path) -> list[str]:

@@ -276,16 +276,8 @@ def cmd_run(args) -> int:
 
     if args.progress == "text" or not args.yes:
         sys.stderr.write(plan_summary(compiled, run_args, given, workspace, args, called))
-    if not args.yes:
-        if not _isatty(sys.stdin):
-            return _usage_problems(["cannot ask for approval: standard input is not a terminal; "
-                                    "pass --yes to approve the plan above without a prompt"])
-        sys.stderr.write("Run this workflow? [y/N] ")
-        sys.stderr.flush()
-        answer = sys.stdin.readline().strip().lower()
-        if answer not in ("y", "yes"):
-            print("dwfc: not approved; nothing ran", file=sys.stderr)
-            return EXIT_USAGE
+    if not args.yes and not confirm("Run this workflow?", "pass --yes to approve the plan above without a prompt"):
+        return EXIT_USAGE
 
     progress = make_progress(args.progress)
     outcome = _execute_run(program, compiled.source.text, str(path), run_args, port, workspace, progress, args, called)
@@ -313,6 +305,21 @@ def _usage_problems(problems: list[str]) -> int:
     for problem in problems:
         print(f"dwfc: error: {problem}", file=sys.stderr)
     return EXIT_USAGE
+
+
+def confirm(question: str, without_terminal: str) -> bool:
+    """Ask `question [y/N]` on the terminal, after the caller has shown what is to be approved;
+    False, with the reason on stderr, when stdin is not a terminal (`without_terminal` says
+    what to do instead) or the answer is not yes."""
+    if not _isatty(sys.stdin):
+        _usage_problems([f"cannot ask for approval: standard input is not a terminal; {without_terminal}"])
+        return False
+    sys.stderr.write(f"{question} [y/N] ")
+    sys.stderr.flush()
+    if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+        print("dwfc: not approved; nothing ran", file=sys.stderr)
+        return False
+    return True
 
 
 def _isatty(stream) -> bool:

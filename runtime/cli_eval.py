@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 # cli.py adds this module's parsers while it builds its own, so it is fully loaded by then.
-from .cli import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, UsageError, _isatty, _usage_problems
+from .cli import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, UsageError, confirm
 
 
 def add_parsers(commands) -> None:
@@ -90,15 +90,4 @@ def _approved(commands: list[str], workspace: Path, args) -> bool:
     if args.format == "text" or not args.yes:
         listing = "".join(f"  {command}\n" for command in commands)
         sys.stderr.write(f"This snippet may run these commands in {workspace.resolve()}:\n{listing}")
-    if args.yes:
-        return True
-    if not _isatty(sys.stdin):
-        _usage_problems(["cannot ask for approval: standard input is not a terminal; "
-                         "pass --yes to allow the commands above without a prompt"])
-        return False
-    sys.stderr.write("Run these commands? [y/N] ")
-    sys.stderr.flush()
-    if sys.stdin.readline().strip().lower() not in ("y", "yes"):
-        print("dwfc: not approved; nothing ran", file=sys.stderr)
-        return False
-    return True
+    return args.yes or confirm("Run these commands?", "pass --yes to allow the commands above without a prompt")

@@ -383,7 +383,7 @@ def _questions(cli, progress, root: Path, run_id: str, args):
 def cmd_amend(args) -> int:
     from dwf.compiler import render
 
-    from .cli import _isatty, _load_agent_port, called_section, compile_path, resolve_workflows
+    from .cli import _load_agent_port, called_section, compile_path, confirm, resolve_workflows
     from .progress import make_progress
 
     with _opened(args) as (journal, control):
@@ -412,14 +412,8 @@ def cmd_amend(args) -> int:
         sys.stderr.write(f"Amend run {row.id} ({service.status_text(row)}){live}\n"
                          f"  Script: {path}\n  Workspace: {root}\n  Agent: {args.agent}\n  Commands: {commands}\n"
                          + section)
-    if not args.yes:
-        if not _isatty(sys.stdin):
-            raise _usage("cannot ask for approval: standard input is not a terminal; pass --yes to approve")
-        sys.stderr.write("Amend this run? [y/N] ")
-        sys.stderr.flush()
-        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
-            print("dwfc: not approved; nothing ran", file=sys.stderr)
-            return EXIT_USAGE
+    if not args.yes and not confirm("Amend this run?", "pass --yes to approve"):
+        return EXIT_USAGE
     progress = make_progress(args.progress)
     outcome = _execute_amend(compiled.program, compiled.source.text, row, str(path), port, root, progress, args,
                              called)

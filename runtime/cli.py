@@ -293,10 +293,10 @@ def _script_to_run(args) -> Path:
         raise UsageError("give exactly one script to run: a FILE or --saved NAME (`dwfc saved` lists the saved ones)")
     if args.saved is None:
         return Path(args.file)
-    from .saved import SavedWorkflowError, find_saved
+    from .saved import SavedWorkflowError, locate_saved
 
     try:
-        return find_saved(Path(args.workspace) if args.workspace else Path.cwd(), args.saved).path
+        return locate_saved(Path(args.workspace) if args.workspace else Path.cwd(), args.saved)[1]
     except SavedWorkflowError as error:
         raise UsageError(str(error)) from None
 

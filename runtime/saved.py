@@ -34,7 +34,7 @@ from dwf.compiler.compile import compile_bytes, compile_source
 from .agent_definitions import dwf_home
 
 __all__ = ["NAME_PATTERN", "SCOPES", "CalledWorkflows", "SavedWorkflow", "SavedWorkflowError", "dwf_home",
-           "find_saved", "global_dir", "is_valid_name", "list_saved", "pinned_commands", "project_dir", "read_saved",
+           "find_saved", "global_dir", "is_valid_name", "list_saved", "locate_saved", "open_saved", "pinned_commands", "project_dir", "read_saved",
            "resolve_called", "save_workflow"]
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -183,11 +183,26 @@ def list_saved(workspace: Path) -> list[SavedWorkflow]:
 
 def find_saved(workspace: Path, name: str) -> SavedWorkflow:
     """The saved workflow `name`: the project one if there is one, else the global one."""
+    scope, path = locate_saved(workspace, name)
+    return _load(name, scope, path)
+
+
+def open_saved(workspace: Path, name: str):
+    """(the saved workflow `name`, its text, its `CompileResult`): read and compiled once, for a
+    caller that runs it."""
+    scope, path = locate_saved(workspace, name)
+    text = _read(name, path)
+    compiled = compile_source(text, str(path))
+    return _from_meta(name, scope, path, compiled.program.meta if compiled.program else None, False), text, compiled
+
+
+def locate_saved(workspace: Path, name: str) -> tuple[str, Path]:
+    """(scope, path) of the saved workflow `name`, project first; nothing is read."""
     _check_name(name)
     for scope, directory in (("project", project_dir(workspace)), ("global", global_dir())):
         path = directory / f"{name}{SUFFIX}"
         if os.path.isfile(path):  # unlike Path.is_file, never raises (e.g. on a folder it may not search)
-            return _load(name, scope, path)
+            return scope, path
     known = sorted({known for directory in (project_dir(workspace), global_dir())
                     for known, _ in _workflow_files(directory)})
     close = difflib.get_close_matches(name, known, n=1)
@@ -197,10 +212,14 @@ def find_saved(workspace: Path, name: str) -> SavedWorkflow:
 
 def read_saved(workflow: SavedWorkflow) -> str:
     """The script text of a saved workflow."""
+    return _read(workflow.name, workflow.path)
+
+
+def _read(name: str, path: Path) -> str:
     try:
-        return workflow.path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise SavedWorkflowError(f"cannot read the saved workflow `{workflow.name}` at {workflow.path}: "
+        raise SavedWorkflowError(f"cannot read the saved workflow `{name}` at {path}: "
                                  f"{getattr(error, 'strerror', None) or error}; fix the file or save it again") from None
 
 
@@ -279,24 +298,22 @@ def resolve_called(program, workspace: Path) -> CalledWorkflows:
     problems: list[str] = []
     for name, line in names.items():
         try:
-            workflow = find_saved(workspace, name)
-            text = read_saved(workflow)
+            workflow, text, compiled = open_saved(workspace, name)
         except SavedWorkflowError as error:
             problems.append(f"line {line} calls workflow(\"{name}\"), but {error}")
             continue
         workflows.append(workflow)
         scripts[name] = text
-        commands_of[name], problem = _check_called(workflow, text)
+        commands_of[name], problem = _check_called(workflow, compiled)
         if problem:
             problems.append(problem)
     commands = frozenset(command for own in commands_of.values() for command in own)
     return CalledWorkflows(scripts, commands, workflows, problems, commands_of)
 
 
-def _check_called(workflow: SavedWorkflow, text: str) -> tuple[tuple[str, ...], str | None]:
-    """Compile a called saved workflow: its sorted literal commands, and the problem that keeps
+def _check_called(workflow: SavedWorkflow, compiled) -> tuple[tuple[str, ...], str | None]:
+    """A compiled called saved workflow: its sorted literal commands, and the problem that keeps
     it from running inline (None when there is none)."""
-    compiled = compile_source(text, str(workflow.path))
     if compiled.program is None:
         count = sum(1 for d in compiled.diagnostics if d.is_error)
         return (), (f"the saved workflow `{workflow.name}` ({workflow.path}) has {count} "

@@ -391,14 +391,13 @@ class ToolLayer:
             compiled = compile_bytes(data, str(path))
             source = _Source(compiled.source.text, str(path), origin, compiled)
         else:
-            from .saved import SavedWorkflowError, find_saved, read_saved
+            from .saved import SavedWorkflowError, open_saved
 
             try:
-                workflow = find_saved(self.root, arguments["saved"])
-                text = read_saved(workflow)
+                workflow, text, compiled = open_saved(self.root, arguments["saved"])
             except SavedWorkflowError as error:
                 raise _Refusal(str(error) + " (ListSavedWorkflows lists them)") from None
-            source = _Source(text, str(workflow.path), origin, compile_source(text, str(workflow.path)))
+            source = _Source(text, str(workflow.path), origin, compiled)
         if source.compiled.program is None:
             raise _Refusal(**_rejection(source, rejected))
         return source

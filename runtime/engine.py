@@ -53,7 +53,7 @@ from .records import Record, to_journal
 from .run_request import (RunResult, StartError, StartRequest,  # noqa: F401
                           control_dir_of, default_max_concurrency)
 from .values import ActorHandle
-from .workflow_calls import CalledWorkflowHost, compile_called, line_of
+from .workflow_calls import CalledWorkflowHost, compile_called, line_of, run_commands
 
 INSTRUCTIONS_HEAD = 240
 
@@ -145,7 +145,7 @@ def prepare_run(request: StartRequest) -> Run:
         problems.append(f"the budget must be a non-negative number of tokens, got {request.budget!r}")
     called, called_problems = compile_called(program, request.workflows)
     problems.extend(called_problems)
-    commands = set(program.commands).union(*(child.commands for child in called.values()))
+    commands = run_commands(program, called)
     if request.approved_commands is not None:
         unapproved = sorted(commands - set(request.approved_commands))
         if unapproved:
@@ -179,7 +179,7 @@ class Run:
         self.request = request
         self.program = program
         self.called: dict[str, ir.Program] = called or {}  # saved workflows called inline, by name
-        self.commands = frozenset(program.commands).union(*(child.commands for child in self.called.values()))
+        self.commands = run_commands(program, self.called)  # the only commands the run may execute
         self.id = request.run_id or f"dwfrun-{uuid.uuid4().hex}"
         self.resumed = stored is not None
         self.control_dir = control_dir

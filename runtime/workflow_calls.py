@@ -56,6 +56,11 @@ def compile_called(program: ir.Program, scripts: dict[str, str] | None) -> tuple
     return called, problems
 
 
+def run_commands(program: ir.Program, called: dict[str, ir.Program]) -> frozenset[str]:
+    """The literal commands of a script and of the saved workflows it calls."""
+    return frozenset(program.commands).union(*(child.commands for child in called.values()))
+
+
 class CalledWorkflowHost:
     """What a called workflow's interpreter sees as its host: the calling run, with its sites,
     actor names, phases and schemas put under the call (see the module docstring)."""

@@ -7,46 +7,18 @@ nothing may hang (each run is bounded by `anyio.fail_after`) or crash (no Python
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from dwf.runtime.limits import Limits
 
+from escape_kinds import DEFAULT, FAST_REGEX, LIMIT, MISUSE, SMALL, TINY, Escape, compile_error, error, safe_value
 from runner import FakeWorld, compile_snippet, run
-
-SMALL = Limits(steps=200_000)
-TINY = Limits(steps=20_000)
-FAST_REGEX = Limits(regex_timeout_s=0.2)
-DEFAULT = Limits()
-
-
-@dataclass(frozen=True)
-class Escape:
-    name: str
-    script: str
-    expect: str  # "compile:DWFnnn", "error:<message part>", or "value:<python literal of the safe value>"
-    limits: Limits = DEFAULT
-    line: int | None = None  # the script line a limit error must name
-
-
-def compile_error(name, script, code):
-    return Escape(name, script, f"compile:{code}")
-
-
-def error(name, script, message, limits=DEFAULT, line=None):
-    return Escape(name, script, f"error:{message}", limits, line)
-
-
-def safe_value(name, script, value, limits=DEFAULT):
-    return Escape(name, script, f"value:{value!r}", limits)
-
-
-MISUSE = "Misuse: "
-LIMIT = "LimitExceeded: "
 
 CORPUS: list[Escape] = [
     # ---- dunder walks
@@ -281,6 +253,17 @@ CORPUS: list[Escape] = [
     error("pipeline-items-bomb", "return await pipeline(range(10 ** 6), lambda p, i, n: p)", LIMIT + "the fan-out limit (4,096)", line=1),
     error("agent-bomb", "xs = [agent() for i in range(5000)]", LIMIT + "the actor limit (1,000)", line=1),
 ]
+
+
+def _load(path: Path) -> list[Escape]:
+    spec = importlib.util.spec_from_file_location(f"escapes_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.CORPUS
+
+
+# Escapes against each newer surface of the language live in `escapes/<surface>.py`.
+CORPUS += [escape for path in sorted((Path(__file__).parent / "escapes").glob("*.py")) for escape in _load(path)]
 
 
 def _ids(corpus: list[Escape]) -> list[str]:

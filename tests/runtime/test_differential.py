@@ -3,7 +3,8 @@ script run through the Engine) and by CPython (`exec` of the same code wrapped i
 gives the same value, or the same exception type and message.
 
 The snippets live in `differential/<category>.py`, one module per category, each defining
-`SNIPPETS: list[tuple[name, code]]`; names are unique across all of them. A snippet that is an
+`SNIPPETS: list[tuple[name, code]]` (and, where DWF differs on purpose, `DELIBERATE: dict[name,
+value]`); a snippet's test id is `<category>/<name>`. A snippet that is an
 expression is returned; otherwise it is a function body that returns its value.
 
 Both sides run the snippet inside `snippet_()` and normalize its value with the same `norm_`
@@ -12,9 +13,9 @@ iterate in insertion order and CPython's in hash order), dicts become `{"$dict":
 (so non-string keys survive JSON), non-finite floats their repr. An exception becomes
 `{"error": <type name>, "message": str(e)}`.
 
-Deliberate differences (documented in `docs/design.md`, "Deliberate differences from CPython")
-are listed in `DELIBERATE` with the value DWF gives instead; a test keeps that table and the
-document's table naming the same snippets.
+Deliberate differences are asserted as such (CPython's value differs, DWF gives the value
+listed), and a test keeps them and the table in `docs/design.md` ("Deliberate differences from
+CPython") naming the same snippets.
 
 A hypothesis strategy adds random arithmetic and string expressions of bounded size."""
 
@@ -60,18 +61,21 @@ IMPORTS = "import json\nimport math\nimport re\n"
 CATEGORIES = Path(__file__).parent / "differential"
 
 
-def _load(path: Path) -> list[tuple[str, str]]:
+def _load(path: Path):
     spec = importlib.util.spec_from_file_location(f"differential_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return [(f"{path.stem}/{name}", code) for name, code in module.SNIPPETS]
+    return module
 
 
-SNIPPETS: list[tuple[str, str]] = [case for path in sorted(CATEGORIES.glob("*.py")) for case in _load(path)]
-
-# Snippets where DWF deliberately differs from CPython: name -> the normalized value DWF gives.
-# Each is a row of the table in docs/design.md ("Deliberate differences from CPython").
-DELIBERATE: dict[str, object] = {}
+MODULES = [_load(path) for path in sorted(CATEGORIES.glob("*.py"))]
+SNIPPETS: list[tuple[str, str]] = [(f"{m.__name__.removeprefix('differential_')}/{name}", code)
+                                   for m in MODULES for name, code in m.SNIPPETS]
+# Snippets where DWF deliberately differs from CPython: name -> the normalized value DWF gives,
+# from each category's `DELIBERATE`. Each is a row of the table in docs/design.md ("Deliberate
+# differences from CPython").
+DELIBERATE: dict[str, object] = {f"{m.__name__.removeprefix('differential_')}/{name}": value
+                                 for m in MODULES for name, value in getattr(m, "DELIBERATE", {}).items()}
 
 
 def _body(snippet: str) -> str:

@@ -58,16 +58,17 @@ class StatementLowering:
     def lower_block(self, statements) -> tuple[ir.Stmt, ...]:
         saved_phase = self.phase
         out: list[ir.Stmt] = []
+        marked: str | None = None  # the phase a marker just opened, until a statement follows
         for statement in statements:
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    lowered = self.lower_statement(small)
-                    if lowered is not None:
-                        out.append(lowered)
-            else:
-                lowered = self.lower_statement(statement)
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else (statement,):
+                lowered = self.lower_statement(small)
                 if lowered is not None:
                     out.append(lowered)
+                if type(lowered) is ir.Phase:
+                    marked = lowered.name
+                elif marked is not None:
+                    self.facts.phase_filled.add(marked)  # a phase is a label: any statement fills it
+                    marked = None
         self.phase = saved_phase
         return tuple(out)
 
@@ -137,8 +138,6 @@ class StatementLowering:
         name = name.strip()
         self.phase = name
         self.facts.phase_spans.setdefault(name, span)
-        self.facts.phase_has_step.setdefault(name, False)
-        self.facts.phase_refs.setdefault(name, set())
         return ir.Phase(span, name)
 
     def stmt_assign(self, node: cst.Assign) -> ir.Stmt:
@@ -321,8 +320,6 @@ class StatementLowering:
             if name not in allowed:
                 close = difflib.get_close_matches(name, allowed, n=1)
                 hint = f"did you mean `{close[0]}`?" if close else f"allowed: {', '.join(allowed)}"
-                if module == "typing" and name == "Any":
-                    hint = "`Any` would let any result through; describe the shape with a TypedDict, or use `object`"
                 self.report(N.ImportNotAllowed, alias, detail=f"`{module}.{name}` cannot be imported", help=hint)
         return None
 
@@ -342,8 +339,6 @@ class StatementLowering:
         outer_scope, outer_phase, outer_loop, outer_blocks = self.scope, self.phase, self.loop_depth, self.block_kinds
         self.scope, self.phase, self.loop_depth, self.block_kinds = function_scope, None, 0, ["function"]
         self.function_stack.append(name)
-        self.facts.function_has_step.setdefault(name, False)
-        self.facts.function_refs.setdefault(name, set())
         try:
             body = self.lower_block(node.body.body)
         finally:

@@ -110,8 +110,13 @@ def star_arguments(value: Any, fn: Any, alone: bool) -> Any:
     if isinstance(value, sandbox.ITERABLES):
         return sandbox.iterable(value)
     if alone:
-        raise ScriptError("TypeError", f"{callee_name(fn)} argument after * must be an iterable, not {type_name(value)}")
-    raise ScriptError("TypeError", f"Value after * must be an iterable, not {type_name(value)}")
+        raise ScriptError("TypeError", f"{callee_name(fn)} argument after * must be an iterable, not {_class_name(value)}")
+    raise ScriptError("TypeError", f"Value after * must be an iterable, not {_class_name(value)}")
+
+
+def _class_name(value: Any) -> str:
+    """The class name CPython prints in "must be an iterable, not X" (`NoneType` for None)."""
+    return "NoneType" if value is None else type_name(value)
 
 
 def add_keywords(named: dict, name: str | None, value: Any, fn: Any) -> None:
@@ -121,7 +126,7 @@ def add_keywords(named: dict, name: str | None, value: Any, fn: Any) -> None:
         named[name] = value  # a literal keyword given twice is a syntax error (DWF110)
         return
     if not isinstance(value, dict):
-        raise ScriptError("TypeError", f"{callee_name(fn)} argument after ** must be a mapping, not {type_name(value)}")
+        raise ScriptError("TypeError", f"{callee_name(fn)} argument after ** must be a mapping, not {_class_name(value)}")
     for key, item in value.items():
         if type(key) is not str:
             raise ScriptError("TypeError", "keywords must be strings")

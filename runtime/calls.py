@@ -59,7 +59,8 @@ def bind_arguments(fn: ScriptFunction, signature: Signature, args: list, kwargs:
         _fill_defaults(fn, positional[len(args):], values, fn.defaults, "positional")
         _fill_defaults(fn, signature.kwonly, values, fn.defaults, "keyword-only")
     if signature.star is not None:
-        values[signature.star] = sandbox.check_tuple(tuple(args[len(positional):]), limits) if len(args) > len(positional) else ()
+        rest = tuple(args[len(positional):]) if len(args) > len(positional) else ()
+        values[signature.star] = sandbox.check_tuple(sandbox.check_items(rest, limits), limits)
     if signature.double_star is not None:
         values[signature.double_star] = extra
     return values

@@ -351,9 +351,66 @@ class ExpressionLowering:
                     return self.facade_call(node, members[attr], receiver=None)
             elif attr == "ask" and not isinstance(node.func.value, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, cst.List, cst.Dict)):
                 return self.facade_call(node, F.BY_QUALIFIED["Agent.ask"], receiver=node.func.value)
+        typeddict = self._constructed_typeddict(node.func)
+        if typeddict is not None:
+            return self.typeddict_call(node, typeddict)
         func = self.expr(node.func)
         args, keywords = self.arguments(node.args)
         return ir.Call(self.span(node), func, args, keywords)
+
+    # ------------------------------------------------------------ TypedDict constructors
+
+    def _constructed_typeddict(self, func: cst.BaseExpression) -> str | None:
+        """The TypedDict a call's callee names (directly or through a type alias), if any."""
+        seen: set[str] = set()
+        while isinstance(func, cst.Name) and func.value not in seen and self._resolve(func.value) == ir.TYPE:
+            seen.add(func.value)
+            if func.value in self.typeddicts:
+                return func.value
+            bindings = self.scope.module().bindings.get(func.value, ())
+            if func.value not in self.type_aliases or len(bindings) != 1:
+                return None
+            func = bindings[0].value
+        return None
+
+    def typeddict_call(self, node: cst.Call, typeddict: str) -> ir.Expr:
+        """`Issue(file=p, line=3)` is `dict(file=p, line=3)`, exactly as in CPython (a TypedDict
+        called is a plain dict; nothing is checked at run time). At check time, a keyword or a
+        literal key that is no declared field is DWF327."""
+        fields = self._typeddict_fields(typeddict, set())
+        keys: list[tuple[str, cst.CSTNode]] = [(a.keyword.value, a.keyword) for a in node.args if a.keyword is not None]
+        if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star \
+                and isinstance(node.args[0].value, cst.Dict):
+            for element in node.args[0].value.elements:
+                key = literal_string(element.key) if isinstance(element, cst.DictElement) else None
+                if isinstance(key, str):
+                    keys.append((key, element.key))
+        for key, where in keys:
+            if key not in fields:
+                close = difflib.get_close_matches(key, fields, n=1)
+                hint = (f"did you mean `{close[0]}`?" if close else
+                        f"`{typeddict}` declares: {', '.join(f'`{f}`' for f in fields) or 'no fields'}")
+                self.report(E.UnknownTypedDictField, where, typeddict=typeddict, field=key, hint=hint)
+        self._note_load(node.func.value, ir.TYPE)
+        args, keywords = self.arguments(node.args)
+        return ir.Call(self.span(node), ir.Name(self.span(node.func), "dict", ir.BUILTIN), args, keywords)
+
+    def _typeddict_fields(self, name: str, seen: set[str]) -> list[str]:
+        """The field names of a TypedDict, its bases' first (as the schema orders them)."""
+        node = self.typeddicts.get(name)
+        if node is None or name in seen:
+            return []
+        seen.add(name)
+        fields: list[str] = []
+        for base in node.bases:
+            if base.keyword is None and isinstance(base.value, cst.Name):
+                fields += [f for f in self._typeddict_fields(base.value.value, seen) if f not in fields]
+        for statement in node.body.body:
+            for small in getattr(statement, "body", ()):
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                        and small.target.value not in fields:
+                    fields.append(small.target.value)
+        return fields
 
     def arguments(self, arguments, skip: tuple[str, ...] = ()) -> tuple[tuple[ir.Expr, ...], tuple[ir.Keyword, ...]]:
         args: list[ir.Expr] = []

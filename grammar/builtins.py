@@ -59,8 +59,13 @@ NONDETERMINISTIC_MODULES: dict[str, tuple[str, str]] = {
     "threading": ("scheduling belongs to the DWF engine", "use `parallel`, `gather` or `pipeline`"),
 }
 
+# What `from typing import ...` may name. The first seven build result types; the rest are for
+# annotations as models write them (`List[X]`, `Dict[str, X]`, `Tuple[X, ...]` also build
+# result types, exactly as `list[X]` and so on; `Any`, `Callable`, `Set`, `FrozenSet`,
+# `Iterable`, `Sequence` and `Mapping` are refused inside result types with a hint).
 TYPING_NAMES: tuple[str, ...] = (
     "TypedDict", "Literal", "NotRequired", "Required", "Optional", "Union", "Annotated",
+    "List", "Dict", "Tuple", "Set", "FrozenSet", "Any", "Callable", "Iterable", "Sequence", "Mapping",
 )
 
 # Importable modules and the members a script may use.

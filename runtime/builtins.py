@@ -121,6 +121,9 @@ def b_set(interp, args, kwargs):
 
 
 def b_dict(interp, args, kwargs):
+    """`dict(...)`, also what calling a TypedDict is; CPython's errors for a bad argument."""
+    if len(args) > 1:
+        raise ScriptError("TypeError", f"dict expected at most 1 argument, got {len(args)}")
     result = {}
     if args:
         source = args[0]
@@ -128,11 +131,32 @@ def b_dict(interp, args, kwargs):
             charge(interp.limits, work(source))
             result.update(source)
         else:
-            for pair in _materialize(interp, source):
-                key, value = pair
+            for index, pair in enumerate(_materialize(interp, source)):
+                key, value = _dict_pair(pair, index)
                 result[key] = value
     result.update(kwargs)
     return check_items(result, interp.limits)
+
+
+def _dict_pair(pair: Any, index: int) -> tuple:
+    if not isinstance(pair, (list, tuple, str, dict, OrderedSet, range, DwfIterator)):
+        raise ScriptError("TypeError", f"cannot convert dictionary update sequence element #{index} to a sequence")
+    # Sized elements are measured before anything is copied: `dict([big] * n)` copies nothing.
+    items = _first(pair, 3) if isinstance(pair, DwfIterator) else None
+    length = len(items) if items is not None else len(pair)
+    if length != 2:
+        raise ScriptError("ValueError", f"dictionary update sequence element #{index} has length {length}; 2 is required")
+    first, second = items if items is not None else pair
+    return first, second
+
+
+def _first(items: Any, count: int) -> list:
+    out = []
+    for item in items:
+        out.append(item)
+        if len(out) == count:
+            break
+    return out
 
 
 def b_str(interp, args, kwargs):

@@ -16,37 +16,87 @@ if TYPE_CHECKING:
     from .interpreter import Interpreter
 
 
-def bind_arguments(fn: ScriptFunction, params: tuple, args: list, kwargs: dict, limits: Limits) -> dict:
-    values: dict[str, Any] = {}
-    positional = list(args)
-    plain = [p for p in params if p.kind == "plain"]
-    star = next((p for p in params if p.kind == "star"), None)
-    double_star = next((p for p in params if p.kind == "double_star"), None)
-    defaults = fn.defaults
-    for index, param in enumerate(plain):
-        if positional:
-            values[param.name] = positional.pop(0)
-        elif param.name in kwargs:
-            values[param.name] = kwargs.pop(param.name)
-        elif index in defaults:
-            values[param.name] = defaults[index]
+class Signature:
+    """A script function's parameters arranged once, when its `def` or `lambda` is compiled,
+    for binding calls by CPython's rules (`ceval.c`, `initialize_locals`)."""
+
+    __slots__ = ("params", "positional", "posonly", "kwonly", "keyword_names", "star", "double_star")
+
+    def __init__(self, params: tuple) -> None:
+        self.params = params
+        self.positional = tuple(p.name for p in params if p.kind in ("posonly", "plain"))
+        self.posonly = frozenset(p.name for p in params if p.kind == "posonly")
+        self.kwonly = tuple(p.name for p in params if p.kind == "kwonly")
+        # The names a keyword argument may bind (positional-only parameters cannot be).
+        self.keyword_names = frozenset(p.name for p in params if p.kind in ("plain", "kwonly"))
+        self.star = next((p.name for p in params if p.kind == "star"), None)
+        self.double_star = next((p.name for p in params if p.kind == "double_star"), None)
+
+
+def bind_arguments(fn: ScriptFunction, signature: Signature, args: list, kwargs: dict, limits: Limits) -> dict:
+    """The frame variables of one call of `fn`, or CPython's `TypeError` for a call that does
+    not fit: keywords first (unexpected, positional-only, multiple values), then too many
+    positional arguments, then missing positional and keyword-only ones."""
+    positional = signature.positional
+    values: dict[str, Any] = dict(zip(positional, args))
+    extra: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key in signature.keyword_names:
+            if key in values:
+                raise ScriptError("TypeError", f"{fn.qualname}() got multiple values for argument '{key}'")
+            values[key] = value
+        elif signature.double_star is not None:
+            extra[key] = value
         else:
-            raise ScriptError("TypeError", f"{fn.name}() missing required argument '{param.name}'")
-        if param.name in kwargs:
-            raise ScriptError("TypeError", f"{fn.name}() got multiple values for argument '{param.name}'")
-    if positional:
-        if star is None:
-            raise ScriptError("TypeError", f"{fn.name}() takes {len(plain)} positional arguments but {len(args)} were given")
-        values[star.name] = sandbox.check_tuple(tuple(positional), limits)
-    elif star is not None:
-        values[star.name] = ()
-    if kwargs:
-        if double_star is None:
-            raise ScriptError("TypeError", f"{fn.name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        values[double_star.name] = dict(kwargs)
-    elif double_star is not None:
-        values[double_star.name] = {}
+            misplaced = [name for name in kwargs if name in signature.posonly]
+            if misplaced:
+                raise ScriptError("TypeError", f"{fn.qualname}() got some positional-only arguments passed as keyword "
+                                               f"arguments: '{', '.join(misplaced)}'")
+            raise ScriptError("TypeError", f"{fn.qualname}() got an unexpected keyword argument '{key}'")
+    if len(args) > len(positional) and signature.star is None:
+        raise ScriptError("TypeError", _too_many_positional(fn, signature, len(args), values))
+    if len(values) < len(positional) + len(signature.kwonly):
+        _fill_defaults(fn, positional[len(args):], values, fn.defaults, "positional")
+        _fill_defaults(fn, signature.kwonly, values, fn.defaults, "keyword-only")
+    if signature.star is not None:
+        rest = tuple(args[len(positional):]) if len(args) > len(positional) else ()
+        values[signature.star] = sandbox.check_tuple(sandbox.check_items(rest, limits), limits)
+    if signature.double_star is not None:
+        values[signature.double_star] = extra
     return values
+
+
+def _fill_defaults(fn: ScriptFunction, names: tuple, values: dict, defaults: dict, kind: str) -> None:
+    missing = [name for name in names if name not in values and name not in defaults]
+    if missing:
+        quoted = [repr(name) for name in missing]
+        if len(quoted) == 1:
+            listed = quoted[0]
+        elif len(quoted) == 2:
+            listed = f"{quoted[0]} and {quoted[1]}"
+        else:
+            listed = ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+        plural = "s" if len(missing) > 1 else ""
+        raise ScriptError("TypeError", f"{fn.qualname}() missing {len(missing)} required {kind} argument{plural}: {listed}")
+    for name in names:
+        if name not in values:
+            values[name] = defaults[name]
+
+
+def _too_many_positional(fn: ScriptFunction, signature: Signature, given: int, values: dict) -> str:
+    count = len(signature.positional)
+    with_default = sum(1 for name in signature.positional if name in fn.defaults)
+    keyword_only = sum(1 for name in signature.kwonly if name in values)
+    if with_default:
+        takes, plural = f"from {count - with_default} to {count}", "s"
+    else:
+        takes, plural = str(count), "" if count == 1 else "s"
+    also = ""
+    if keyword_only:
+        also = (f" positional argument{'' if given == 1 else 's'} (and {keyword_only} keyword-only "
+                f"argument{'' if keyword_only == 1 else 's'})")
+    verb = "was" if given == 1 and not keyword_only else "were"
+    return f"{fn.qualname}() takes {takes} positional argument{plural} but {given}{also} {verb} given"
 
 
 GROWING_METHODS = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs", "replace", "join"})

@@ -37,7 +37,7 @@ from . import sandbox
 from .builtins import make_builtins, make_modules
 from .calls import bind_arguments, call_method
 from .errors import DwfError, FatalError, ScriptError
-from .frames import (_PYTHON_ERRORS, Code, Frame_, _collect_args, _convert, _ev, _get_item, _has_effects, _iterate,
+from .frames import (_PYTHON_ERRORS, Code, Frame_, _collect_args, add_keywords, star_arguments, _convert, _ev, _get_item, _has_effects, _iterate,
                      _made, _mapping, _out_of_memory, _Return, _sync_or_async, _with_frame, unbound)
 from .limits import Limits
 from .statements import StatementCompiler
@@ -126,9 +126,9 @@ class Interpreter:
         self.steps += 1  # a call is a step, so lambdas called by builtins count too
         if self.steps > self.limits.steps:
             raise self.step_limit()
-        params, _, _ = fn.code
+        signature, _, _ = fn.code
         path = (caller.path if caller else ()) + (call_id,)
-        frame = Frame_(bind_arguments(fn, params, args, kwargs, self.limits), fn.env, path, depth, f"{fn.name}()")
+        frame = Frame_(bind_arguments(fn, signature, args, kwargs, self.limits), fn.env, path, depth, f"{fn.name}()")
         return frame
 
     def _run_sync_function(self, fn: ScriptFunction, args, kwargs, caller, call_id) -> Any:
@@ -166,6 +166,9 @@ class Compiler(StatementCompiler):
     def __init__(self, interp: Interpreter):
         self.interp = interp
         self.counters: dict[str, int] = {}
+        # What CPython's `__qualname__` of a function defined here starts with: "" at the top
+        # level, "f.<locals>." inside `f`, "f.<locals>.<listcomp>." inside a comprehension.
+        self.qualname_prefix = ""
 
     def number(self, kind: str) -> str:
         self.counters[kind] = self.counters.get(kind, 0) + 1
@@ -454,14 +457,8 @@ class Compiler(StatementCompiler):
         return (lambda frame: b(frame) if t(frame) else o(frame)), False
 
     def e_lambda(self, node: ir.Lambda) -> Code:
-        params = node.params
-        defaults = [(i, self.expr(p.default)) for i, p in enumerate(p for p in params if p.kind == "plain") if p.default is not None]
-        body = self.expr(node.body)[0]
-
-        def run(frame):
-            values = {index: code[0](frame) for index, code in defaults}
-            return ScriptFunction("<lambda>", (params, body, True), frame, values, False)
-        return run, False
+        return self.function_maker("<lambda>", self.qualname_prefix + "<lambda>", node.params,
+                                   lambda: self.expr(node.body)[0], False, is_expression=True)
 
     def e_await(self, node: ir.Await) -> Code:
         value = self.expr(node.value)
@@ -557,20 +554,31 @@ class Compiler(StatementCompiler):
         interp = self.interp
         limits = interp.limits
         clauses = []
-        for generator in node.generators:
-            comp_id = self.number("comp")
-            store, store_is_async = self.target(generator.target)
-            if store_is_async:  # rare: `for d[await k()] in ...`; run the store from the async path
-                sync_store, async_store = None, store
+        # Only the first iterable is evaluated outside the comprehension's own scope (which
+        # CPython names `<listcomp>` and so on in the qualnames of lambdas made inside it).
+        outer_prefix = self.qualname_prefix
+        inner_prefix = outer_prefix + _COMPREHENSION_NAMES[type(node)] + "."
+        try:
+            for index, generator in enumerate(node.generators):
+                comp_id = self.number("comp")
+                self.qualname_prefix = inner_prefix
+                store, store_is_async = self.target(generator.target)
+                if store_is_async:  # rare: `for d[await k()] in ...`; run the store from the async path
+                    sync_store, async_store = None, store
+                else:
+                    sync_store, async_store = store, None
+                self.qualname_prefix = outer_prefix if index == 0 else inner_prefix
+                iterable = self.expr(generator.iter)
+                self.qualname_prefix = inner_prefix
+                clauses.append((comp_id, sync_store, iterable, [self.expr(c) for c in generator.ifs], async_store))
+            if isinstance(node, ir.DictComp):
+                key, value = self.expr(node.key), self.expr(node.value)
+                element_codes = [key, value]
             else:
-                sync_store, async_store = store, None
-            clauses.append((comp_id, sync_store, self.expr(generator.iter), [self.expr(c) for c in generator.ifs], async_store))
-        if isinstance(node, ir.DictComp):
-            key, value = self.expr(node.key), self.expr(node.value)
-            element_codes = [key, value]
-        else:
-            element = self.expr(node.elt)
-            element_codes = [element]
+                element = self.expr(node.elt)
+                element_codes = [element]
+        finally:
+            self.qualname_prefix = outer_prefix
         kind = {ir.ListComp: list, ir.SetComp: OrderedSet, ir.GeneratorExp: list, ir.DictComp: dict}[type(node)]
         tracked = any(_has_effects(c) for c in (node.generators, getattr(node, "elt", None), getattr(node, "value", None)) if c is not None)
         all_codes = element_codes + [c[2] for c in clauses] + [i for c in clauses for i in c[3]]
@@ -691,22 +699,21 @@ class Compiler(StatementCompiler):
                 return run_simple, False
 
             def run(frame):
-                positional, named = _collect_args(frame, args, keywords)
-                return interp.call_sync(func_fn(frame), positional, named, frame, call_id)
+                fn = func_fn(frame)  # the callee is evaluated before its arguments, as in CPython
+                positional, named = _collect_args(frame, args, keywords, fn)
+                return interp.call_sync(fn, positional, named, frame, call_id)
             return run, False
+
+        alone = len(args) == 1
 
         async def run_async(frame):
             fn = await _ev(func, frame)
             positional, named = [], {}
             for code, starred in args:
                 value = await _ev(code, frame)
-                positional.extend(_iterate(value)) if starred else positional.append(value)
+                positional.extend(star_arguments(value, fn, alone)) if starred else positional.append(value)
             for name, code in keywords:
-                value = await _ev(code, frame)
-                if name is None:
-                    named.update(_mapping(value))
-                else:
-                    named[name] = value
+                add_keywords(named, name, await _ev(code, frame), fn)
             return interp.call_sync(fn, positional, named, frame, call_id)
         return run_async, True
 
@@ -719,6 +726,8 @@ class Compiler(StatementCompiler):
         raise TypeError(f"invalid IR reached the interpreter: {node.what}")
 
 
+_COMPREHENSION_NAMES = {ir.ListComp: "<listcomp>", ir.SetComp: "<setcomp>", ir.GeneratorExp: "<genexpr>",
+                        ir.DictComp: "<dictcomp>"}
 _STATEMENT_FAILURES = (DwfError, RecursionError, MemoryError, *_PYTHON_ERRORS)
 
 

@@ -169,12 +169,15 @@ class MatchValue:
 
 
 class ScriptFunction:
-    """A `def`, `async def` or `lambda` of the script, with its defining environment."""
+    """A `def`, `async def` or `lambda` of the script, with its defining environment, the
+    values of its defaults (by parameter name, evaluated when the `def` ran) and its dotted
+    `qualname` as CPython spells it in call errors (`outer.<locals>.inner`)."""
 
-    __slots__ = ("name", "code", "env", "defaults", "is_async")
+    __slots__ = ("name", "code", "env", "defaults", "is_async", "qualname")
 
-    def __init__(self, name: str, code: Any, env: Any, defaults: tuple, is_async: bool):
+    def __init__(self, name: str, code: Any, env: Any, defaults: dict, is_async: bool, qualname: str | None = None):
         self.name, self.code, self.env, self.defaults, self.is_async = name, code, env, defaults, is_async
+        self.qualname = qualname or name
 
     def __repr__(self) -> str:
         return f"<function {self.name}>"

@@ -118,8 +118,9 @@ class ImportNotAllowed(Rule):
     """
     ## What it does
     Reports imports outside the allow-list: `from typing import ...` (TypedDict, Literal,
-    NotRequired, Required, Optional, Union, Annotated), `import json`, `import re`,
-    `import math` and `from dwf import ...` (star and relative imports are `DWF101`).
+    NotRequired, Required, Optional, Union, Annotated, List, Dict, Tuple, Set, FrozenSet, Any,
+    Callable, Iterable, Sequence, Mapping), `import json`, `import re`, `import math` and
+    `from dwf import ...` (star and relative imports are `DWF101`).
 
     ## Why is this bad?
     Every other module can reach the network, the file system or the clock, and the compiler
@@ -198,21 +199,25 @@ class AttributeNotAllowed(Rule):
 class TypingOutsideAnnotation(Rule):
     """
     ## What it does
-    Reports typing names (`Literal`, `Optional`, a TypedDict class, ...) used as runtime
-    values, for example called or stored in a list, instead of in a `returns=` type or an
-    annotation.
+    Reports typing names (`Literal`, `Optional`, `List`, a TypedDict class, ...) used as
+    runtime values, for example passed to `isinstance` or stored in a list, instead of in a
+    `returns=` type or an annotation. Calling a TypedDict (`Finding(path="a.py")`) is fine: it
+    builds a plain dict, as in Python.
 
     ## Why is this bad?
-    Types exist only at compile time to synthesize result schemas; they have no run-time value.
+    Types exist only at compile time to synthesize result schemas; they have no run-time value
+    (Python itself refuses `isinstance(x, Finding)` for a TypedDict).
 
     ## Example
     ```python
-    finding = Finding(path="a.py")
+    if isinstance(finding, Finding):
+        ...
     ```
 
     ## Use instead
     ```python
-    finding = {"path": "a.py"}
+    if isinstance(finding, dict):
+        ...
     ```
     """
 

@@ -10,7 +10,7 @@ from . import sandbox
 from .errors import ScriptError
 from .frames import _bounded_list
 from .limits import Limits
-from .values import BoundMethod, DwfIterator, OrderedSet, ScriptFunction, type_name
+from .values import BoundMethod, DwfIterator, FrozenSet, OrderedSet, ScriptFunction, type_name
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -49,13 +49,14 @@ def bind_arguments(fn: ScriptFunction, params: tuple, args: list, kwargs: dict, 
     return values
 
 
-GROWING_METHODS = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs", "replace", "join"})
+GROWING_METHODS = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs", "replace", "join", "translate"})
 # Methods whose cost does not grow with the receiver, by receiver type; every other method is
 # charged the receiver's size, and `extend`/`update` the size of what they add.
 CONSTANT_TIME_METHODS = {
     list: frozenset({"append", "pop", "extend"}), str: frozenset({"startswith", "endswith"}),
     dict: frozenset({"get", "pop", "setdefault", "popitem", "update"}),
     OrderedSet: frozenset({"add", "discard", "remove", "pop", "update"}),
+    range: frozenset({"index", "count"}), slice: frozenset({"indices"}),  # of an int: arithmetic (else below)
 }
 GROWING_CONTAINER_METHODS = frozenset({"append", "extend", "insert", "update", "add", "setdefault"})
 _COMPARING_METHODS = frozenset({"sort", "index", "count", "remove"})
@@ -90,7 +91,7 @@ def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: di
             if type(source) is not DwfIterator and len(receiver) + len(source) > limits.items:
                 raise sandbox.limit_error("items", limits)
             args = [source if type(source) is list else list(source)]
-    if name not in CONSTANT_TIME_METHODS.get(kind, ()):
+    if name not in CONSTANT_TIME_METHODS.get(kind, ()) or (kind is range and args and type(args[0]) is not int):
         sandbox.charge(limits, sandbox.work(receiver))
     if name in ("extend", "update"):
         sandbox.charge(limits, sum(sandbox.work(a) for a in args))
@@ -116,8 +117,9 @@ def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: di
         return sandbox.check_tuple(result, limits)  # str.partition, dict.popitem()
     if result_kind is set:
         return OrderedSet(result)
-    if result_kind is dict or result_kind is OrderedSet:
+    if result_kind is dict or result_kind is OrderedSet or result_kind is FrozenSet:
         sandbox.charge(limits, sandbox.work(result))  # copy(), union(), ...
+        return sandbox.check_items(result, limits)  # a union can outgrow both operands
     return result
 
 
@@ -149,11 +151,33 @@ def _precheck_string_method(receiver: str, name: str, args: list, limits: Limits
             count = min(count, args[2])
         if len(receiver) + count * len(args[1]) > limits.string_bytes:
             raise sandbox.limit_error("string_bytes", limits)
+    elif name == "translate" and args:
+        _precheck_translate(receiver, args[0], limits)
     elif name == "join" and args:
         items = args[0]
         total = sum(len(i) for i in items if isinstance(i, str)) + len(receiver) * max(0, len(items) - 1)
         if total > limits.string_bytes:
             raise sandbox.limit_error("string_bytes", limits)
+
+
+def _precheck_translate(receiver: str, table: Any, limits: Limits) -> None:
+    """`str.translate` with a table that maps characters to longer strings can grow the text
+    by the replacement's length for every occurrence: count before translating."""
+    if isinstance(table, dict):
+        longer = [(key, len(text)) for key, text in table.items() if isinstance(text, str) and len(text) > 1]
+    elif isinstance(table, (list, tuple)):
+        longer = [(key, len(text)) for key, text in enumerate(table) if isinstance(text, str) and len(text) > 1]
+    else:
+        return  # a str table maps to single characters; anything else is refused by translate
+    if not longer or len(receiver) * max(length for _, length in longer) <= limits.string_bytes:
+        return
+    sandbox.charge(limits, sandbox.work(receiver) * len(longer))  # one count per key below
+    size = len(receiver)
+    for key, length in longer:
+        if isinstance(key, int) and 0 <= key < 0x110000:
+            size += receiver.count(chr(key)) * (length - 1)
+            if size > limits.string_bytes:
+                raise sandbox.limit_error("string_bytes", limits)
 
 
 # ---------------------------------------------------------------- the compiler to closures

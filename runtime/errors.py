@@ -23,6 +23,7 @@ SCRIPT_EXCEPTION_PARENTS: dict[str, str | None] = {
     "KeyError": "Exception",
     "IndexError": "Exception",
     "ZeroDivisionError": "Exception",
+    "StopIteration": "Exception",
     "WorkflowError": "Exception",
     "AskFailed": "WorkflowError",
     "WorldError": "WorkflowError",

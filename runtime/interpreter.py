@@ -36,13 +36,14 @@ from dwf.grammar import facade as F
 from . import sandbox
 from .builtins import make_builtins, make_modules
 from .calls import bind_arguments, call_method
+from .methods import call_unbound
 from .errors import DwfError, FatalError, ScriptError
 from .frames import (_PYTHON_ERRORS, Code, Frame_, _collect_args, _convert, _ev, _get_item, _has_effects, _iterate,
                      _made, _mapping, _out_of_memory, _Return, _sync_or_async, _with_frame, unbound)
 from .limits import Limits
 from .statements import StatementCompiler
 from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable, OrderedSet,
-                     ReadOnlyMapping, ScriptFunction, type_name)
+                     ReadOnlyMapping, ScriptFunction, UnboundMethod, type_name)
 
 # Python frames used per script call level are well below this; DWF's own recursion limit
 # (Limits.recursion) stops scripts long before Python's would.
@@ -105,11 +106,13 @@ class Interpreter:
             if fn.is_async:
                 return self._async_call(fn, args, kwargs, frame, call_id)
             return self._run_sync_function(fn, args, kwargs, frame, call_id)
-        if isinstance(fn, (BuiltinFunction, BoundMethod)):
+        if isinstance(fn, (BuiltinFunction, BoundMethod, UnboundMethod)):
             previous, self.caller = self.caller, frame
             try:
                 if isinstance(fn, BuiltinFunction):
                     return fn.fn(self, args, kwargs)
+                if isinstance(fn, UnboundMethod):
+                    return call_unbound(self, fn, args, kwargs)
                 return call_method(self, fn, args, kwargs)
             finally:
                 self.caller = previous
@@ -340,7 +343,13 @@ class Compiler(StatementCompiler):
                 sandbox.charge(limits, sandbox.work(result))
                 return result
         else:
-            get = _get_item
+            limits = self.interp.limits
+
+            def get(container, key):
+                result = _get_item(container, key)
+                if type(key) is slice:  # `xs[slice(1, 3)]` copies like `xs[1:3]`
+                    sandbox.charge(limits, sandbox.work(result))
+                return result
         if _sync_or_async([value, index]):
             async def run_async(frame):
                 return get(await _ev(value, frame), await _ev(index, frame))

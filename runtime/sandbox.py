@@ -31,8 +31,9 @@ from dwf.grammar import facade as F
 from .errors import FatalError, ScriptError
 from .limits import Limits
 from .records import Record
-from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable,
-                     MatchValue, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, type_name)
+from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, FrozenSet,
+                     LazyAwaitable, MatchValue, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, UnboundMethod,
+                     type_name)
 
 PYTHON_TO_DWF = {
     ZeroDivisionError: "ZeroDivisionError", KeyError: "KeyError", IndexError: "IndexError",
@@ -40,9 +41,11 @@ PYTHON_TO_DWF = {
     UnicodeError: "ValueError", AttributeError: "TypeError",
 }
 # The values a script can iterate (`for`, unpacking, `*args`, `list(...)`, `l += ...`).
-ITERABLES = (list, tuple, str, dict, OrderedSet, range, DwfIterator)
+ITERABLES = (list, tuple, str, dict, OrderedSet, FrozenSet, range, DwfIterator)
 _METHOD_TYPES = {str: "str", list: "list", dict: "dict", ReadOnlyMapping: "dict", tuple: "tuple", int: "int",
-                 float: "float", OrderedSet: "set"}
+                 float: "float", OrderedSet: "set", FrozenSet: "frozenset", range: "range", slice: "slice"}
+# The builtin type names whose methods a script may reference through the type (`str.lower`).
+TYPES_WITH_METHODS = frozenset(_METHOD_TYPES.values())
 _ALLOWED = {kind: frozenset(names) for kind, names in B.METHODS.items()}
 _READONLY_REFUSED = frozenset({"clear", "pop", "popitem", "setdefault", "update"})
 
@@ -53,6 +56,7 @@ _INTERNAL_NAMES = {
     "ScriptFunction": "function", "LazyAwaitable": "awaitable", "ActorHandle": "Agent", "BuiltinFunction": "builtin_function",
     "BoundMethod": "builtin_function", "OrderedSet": "set", "ExceptionType": "type", "Facade": "facade", "Module": "module",
     "DwfIterator": "iterator", "MatchValue": "re.Match", "Record": "record", "ReadOnlyMapping": "dict", "ScriptError": "Exception",
+    "FrozenSet": "frozenset", "UnboundMethod": "method_descriptor",
 }
 _INTERNAL_NAME = re.compile(r"'(" + "|".join(_INTERNAL_NAMES) + r")'")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -107,11 +111,17 @@ def get_attribute(value: Any, attr: str) -> Any:
         if attr in _ALLOWED[kind]:
             if isinstance(value, ReadOnlyMapping) and attr in _READONLY_REFUSED:
                 raise ScriptError("TypeError", "`args` is read-only")
+            if attr in B.TYPE_LEVEL_METHODS:  # `{}.fromkeys` is `dict.fromkeys`, as in CPython
+                return unbound_method(kind, attr)
             member = getattr(value, attr)
-            if attr in ("real", "imag", "numerator", "denominator"):
+            if attr in B.VALUE_ATTRIBUTES:
                 return member
             return BoundMethod(value, attr, member)
         raise misuse(f"`{type_name(value)}` has no allowed attribute `{attr}`")
+    if type(value) is BuiltinFunction and value.name in TYPES_WITH_METHODS:
+        if attr in _ALLOWED[value.name] and attr not in B.VALUE_ATTRIBUTES:
+            return unbound_method(value.name, attr)
+        raise misuse(f"`{value.name}` has no allowed method `{attr}`")
     if isinstance(value, Record):
         if attr in value.fields:
             return value.fields[attr]
@@ -133,6 +143,17 @@ def get_attribute(value: Any, attr: str) -> Any:
     if isinstance(value, Facade):
         raise misuse(f"`{value.name}.{attr}` may only be called directly")
     raise misuse(f"`{type_name(value)}` has no allowed attribute `{attr}`")
+
+
+_UNBOUND: dict[tuple[str, str], UnboundMethod] = {}
+
+
+def unbound_method(owner: str, name: str) -> UnboundMethod:
+    """The one value for `owner.name` (immutable, so every run can share it)."""
+    method = _UNBOUND.get((owner, name))
+    if method is None:
+        method = _UNBOUND[(owner, name)] = UnboundMethod(owner, name)
+    return method
 
 
 # ---------------------------------------------------------------- work
@@ -162,7 +183,7 @@ def charge(limits: Limits | RunLimits, steps: int) -> None:
             raise limit_error("steps", limits)
 
 
-_CONTAINERS = (list, tuple, dict, OrderedSet, ReadOnlyMapping, range)
+_CONTAINERS = (list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, range)
 
 
 def work(value: Any) -> int:
@@ -229,7 +250,7 @@ def check_tuple(value: tuple, limits: Limits) -> tuple:
 
 
 # Containers that C code walks item by item when it compares, renders or encodes a value.
-_NESTABLE = frozenset({list, tuple, dict, OrderedSet, ReadOnlyMapping, Record})
+_NESTABLE = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, Record, slice})
 
 
 def expanded_size(value: Any, cap: int) -> int:
@@ -252,6 +273,8 @@ def expanded_size(value: Any, cap: int) -> int:
             items = list(node.fields.values())
         elif type(node) in (dict, ReadOnlyMapping):
             items = [*node.keys(), *node.values()]
+        elif type(node) is slice:
+            items = [node.start, node.stop, node.step]
         else:
             items = node
         total = 1 + len(items)
@@ -291,7 +314,7 @@ def check_value(value: Any, limits: Limits) -> Any:
     kind = type(value)
     if kind is str:
         return check_string(value, limits)
-    if kind in (list, dict, tuple, OrderedSet):
+    if kind in (list, dict, tuple, OrderedSet, FrozenSet):
         return check_items(value, limits)
     return value
 
@@ -383,7 +406,7 @@ def _union(fn):
 def _sized(fn):
     """`&` and `-` of sets read both operands."""
     def apply(a, b, limits):
-        if type(a) is OrderedSet:
+        if type(a) is OrderedSet or type(a) is FrozenSet:
             charge(limits, work(a) + work(b))
         return fn(a, b, limits) if fn is _sub else fn(a, b)
     return apply
@@ -391,7 +414,9 @@ def _sized(fn):
 
 def _mod(a: Any, b: Any, limits: Limits) -> Any:
     if isinstance(a, str):
-        raise ScriptError("TypeError", "`%` formatting of strings is not supported; use an f-string")
+        from .formatting import percent_format  # it renders values with this module's display/dwf_repr
+
+        return percent_format(a, b, limits)
     return a % b
 
 
@@ -495,6 +520,8 @@ def format_value(value: Any, spec: str, limits: Limits) -> str:
         if len(number) > 9 or int(number) > limits.string_bytes:
             raise limit_error("string_bytes", limits)
     if not isinstance(value, (str, int, float, bool)) and value is not None:
+        if spec and type(value) in _DATA_TYPES:
+            raise ScriptError("TypeError", f"unsupported format string passed to {type_name(value)}.__format__")
         if spec:
             raise ScriptError("TypeError", f"format spec {spec!r} cannot be applied to {type_name(value)}")
         return display(value, limits)
@@ -503,6 +530,8 @@ def format_value(value: Any, spec: str, limits: Limits) -> str:
     return text
 
 
+# Plain data whose `format` with a spec fails with CPython's message.
+_DATA_TYPES = frozenset({list, tuple, dict, ReadOnlyMapping, OrderedSet, FrozenSet, range, slice})
 _DEFAULT_LIMITS = Limits()
 
 
@@ -568,6 +597,19 @@ def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -
             put(",")
         put(closing)
         seen.discard(id(value))
+    elif type(value) is FrozenSet:
+        if not value:
+            put("frozenset()")
+            return
+        put("frozenset(")
+        _repr_into(value.items, out, seen, budget, limits)
+        put(")")
+    elif type(value) is slice:
+        put("slice(")
+        for index, part in enumerate((value.start, value.stop, value.step)):
+            put(", " if index else "")
+            _repr_into(part, out, seen, budget, limits)
+        put(")")
     elif isinstance(value, range):
         put(f"range({value.start}, {value.stop})" if value.step == 1 else f"range({value.start}, {value.stop}, {value.step})")
     elif isinstance(value, ScriptError):
@@ -583,7 +625,7 @@ def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -
             _repr_into(field, out, seen, budget, limits)
         put(")")
     elif isinstance(value, (ScriptFunction, LazyAwaitable, ActorHandle, Module, BuiltinFunction, BoundMethod,
-                            ExceptionType, Facade, MatchValue, DwfIterator)):
+                            UnboundMethod, ExceptionType, Facade, MatchValue, DwfIterator)):
         put(repr(value))
     else:
         put(f"<{type_name(value)}>")

@@ -22,10 +22,10 @@ from .errors import SCRIPT_EXCEPTION_PARENTS, ScriptError, is_subclass
 from .formatting import FORMATTING_BUILTINS
 from .json_text import json_dumps
 from .records import Record
-from .sandbox import (BINARY, COMPARE, charge, charge_walk, check_int, check_items, check_string, check_tuple,
-                      display, dwf_repr, iterable, limit_error, work)
+from .sandbox import (BINARY, COMPARE, charge, charge_walk, check_frozenset, check_int, check_items, check_string,
+                      check_tuple, display, dwf_repr, iterable, limit_error, work)
 from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, FrozenSet, MatchValue, Module,
-                     OrderedSet, ScriptFunction, UnboundMethod, type_name)
+                     OrderedSet, ScriptFunction, UnboundMethod, cpython_type_name, type_name)
 
 _CALLABLE = (ScriptFunction, BuiltinFunction)
 
@@ -85,7 +85,7 @@ def b_len(interp, args, kwargs):
     (value,) = args
     if isinstance(value, (str, list, tuple, dict, OrderedSet, FrozenSet, range)):
         return len(value)
-    raise ScriptError("TypeError", f"object of type '{type_name(value)}' has no len()")
+    raise ScriptError("TypeError", f"object of type '{cpython_type_name(value)}' has no len()")
 
 
 def b_range(interp, args, kwargs):
@@ -395,7 +395,7 @@ def b_frozenset(interp, args, kwargs):
         raise ScriptError("TypeError", f"frozenset expected at most 1 argument, got {len(args)}")
     if args and type(args[0]) is FrozenSet:
         return args[0]
-    return FrozenSet(_materialize(interp, args[0])) if args else FrozenSet()
+    return check_frozenset(FrozenSet(_materialize(interp, args[0])), interp.limits) if args else FrozenSet()
 
 
 def b_slice(interp, args, kwargs):

@@ -119,7 +119,7 @@ def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: di
         return OrderedSet(result)
     if result_kind is dict or result_kind is OrderedSet or result_kind is FrozenSet:
         sandbox.charge(limits, sandbox.work(result))  # copy(), union(), ...
-        return sandbox.check_items(result, limits)  # a union can outgrow both operands
+        return sandbox.check_value(result, limits)  # a union can outgrow both operands
     return result
 
 

@@ -31,6 +31,8 @@ SCRIPT_EXCEPTION_PARENTS: dict[str, str | None] = {
     "BudgetExceeded": "WorkflowError",
     # Raised by a failing `assert`; scripts cannot name it, `except Exception` catches it.
     "AssertionError": "Exception",
+    # Raised by a container changed while an `iter()` of it is read; `except Exception` catches it.
+    "RuntimeError": "Exception",
 }
 
 

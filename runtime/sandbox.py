@@ -33,7 +33,7 @@ from .limits import Limits
 from .records import Record
 from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, FrozenSet,
                      LazyAwaitable, MatchValue, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, UnboundMethod,
-                     type_name)
+                     cpython_type_name, type_name)
 
 PYTHON_TO_DWF = {
     ZeroDivisionError: "ZeroDivisionError", KeyError: "KeyError", IndexError: "IndexError",
@@ -93,7 +93,7 @@ def iterable(value: Any) -> Any:
     """`value` if a script may iterate it, else the TypeError CPython raises."""
     if isinstance(value, ITERABLES):
         return value
-    raise ScriptError("TypeError", f"'{type_name(value)}' object is not iterable")
+    raise ScriptError("TypeError", f"'{cpython_type_name(value)}' object is not iterable")
 
 
 def misuse(message: str) -> FatalError:
@@ -218,35 +218,51 @@ def check_tuple(value: tuple, limits: Limits) -> tuple:
     tuple by recursing through its tuple items in C, with no depth guard for hashing, and a
     tuple that holds one tuple twice at every level (`t = (t, t)` 64 times) is tiny in memory
     but has 2**64 paths. So a tuple may nest at most `Limits.recursion` deep and count at most
-    `Limits.items` items through all its paths. Only tuples with tuple items are walked, each
-    distinct tuple once."""
-    if not any(type(item) is tuple for item in value):
+    `Limits.items` items through all its paths. Only tuples with tuple (or frozenset) items are
+    walked, each distinct tuple once."""
+    if not any(type(item) is tuple or type(item) is FrozenSet for item in value):
         return value
+    _check_hashable_nesting(value, limits)
+    return value
+
+
+def check_frozenset(value: FrozenSet, limits: Limits) -> FrozenSet:
+    """A frozenset is a hashable container too: equal frozensets are compared item by item in C
+    when one is looked up in a dict or set, so they are bounded like tuples (`check_tuple`)."""
+    check_items(value, limits)
+    if value.measured is None and any(type(item) is tuple or type(item) is FrozenSet for item in value):
+        _check_hashable_nesting(value, limits)
+    return value
+
+
+def _check_hashable_nesting(value: Any, limits: Limits) -> None:
     measured: dict[int, tuple[int, int]] = {}  # id -> (items through all paths, height)
 
-    def measure(node: tuple) -> tuple[int, int]:
-        known = measured.get(id(node))
+    def measure(node: Any) -> tuple[int, int]:
+        known = measured.get(id(node)) if type(node) is tuple else node.measured
         if known is not None:
             return known
         size, height = len(node), 1
         for item in node:
-            if type(item) is tuple:
+            if type(item) is tuple or type(item) is FrozenSet:
                 inner_size, inner_height = measure(item)
                 size += inner_size
                 height = max(height, inner_height + 1)
                 if size > limits.items:
                     raise FatalError("LimitExceeded", f"the {Limits.NAMES['items']} ({limits.items:,}) was exceeded by "
-                                     "the items of nested tuples")
-        measured[id(node)] = (size, height)
+                                     "the items of nested tuples and frozensets")
+        if type(node) is tuple:
+            measured[id(node)] = (size, height)
+        else:
+            node.measured = (size, height)  # immutable: measured once for every later check
         return size, height
 
-    # Every tuple was checked when it was made, so the recursion is at most one level deeper
-    # than the limit allows before the height check below refuses it.
+    # Every tuple and frozenset was checked when it was made, so the recursion is at most one
+    # level deeper than the limit allows before the height check below refuses it.
     _, height = measure(value)
     if height > limits.recursion:
         raise FatalError("LimitExceeded", f"the {Limits.NAMES['recursion']} ({limits.recursion:,}) was exceeded by tuples "
-                         f"nested more than {limits.recursion:,} deep")
-    return value
+                         f"or frozensets nested more than {limits.recursion:,} deep")
 
 
 # Containers that C code walks item by item when it compares, renders or encodes a value.
@@ -314,7 +330,9 @@ def check_value(value: Any, limits: Limits) -> Any:
     kind = type(value)
     if kind is str:
         return check_string(value, limits)
-    if kind in (list, dict, tuple, OrderedSet, FrozenSet):
+    if kind is FrozenSet:
+        return check_frozenset(value, limits)
+    if kind in (list, dict, tuple, OrderedSet):
         return check_items(value, limits)
     return value
 
@@ -475,7 +493,7 @@ UNARY = {"-": operator.neg, "+": operator.pos, "not": operator.not_, "~": operat
 
 def _in(a, b):
     if not isinstance(b, ITERABLES):
-        raise ScriptError("TypeError", f"argument of type '{type_name(b)}' is not iterable")
+        raise ScriptError("TypeError", f"argument of type '{cpython_type_name(b)}' is not iterable")
     return a in b
 
 

@@ -116,11 +116,12 @@ class FrozenSet:
     """An immutable, hashable set that iterates in insertion order like DWF's sets. Operators
     with sets give the left operand's kind (`frozenset | set` is a frozenset), as in CPython."""
 
-    __slots__ = ("items", "_hash")
+    __slots__ = ("items", "_hash", "measured")
 
     def __init__(self, items: Iterable = ()):
         self.items = items if type(items) is OrderedSet else OrderedSet(items)
         self._hash: int | None = None
+        self.measured: tuple[int, int] | None = None  # see sandbox.check_frozenset
 
     def __iter__(self) -> Iterator:
         return iter(self.items)

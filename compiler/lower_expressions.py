@@ -188,7 +188,7 @@ class ExpressionLowering:
             typed = ", ".join(f"`{kind}`" for kind in TYPES_WITH_METHODS)
             hint = f"`{builtin}` is a function with no attributes; methods can be referenced through the types {typed}"
         elif attr in B.VALUE_ATTRIBUTES and attr in methods:
-            hint = f"`{attr}` is read from a {builtin} value, not called: write `value.{attr}` (or `lambda v: v.{attr}`)"
+            hint = f"`{attr}` is an attribute of each `{builtin}` value, not a method: write `value.{attr}` (or `lambda v: v.{attr}`)"
         elif attr not in methods:
             close = difflib.get_close_matches(attr, methods, n=1)
             hint = f"did you mean `{builtin}.{close[0]}`?" if close else f"`{builtin}` offers: {', '.join(methods)}"

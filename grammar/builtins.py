@@ -12,7 +12,7 @@ BUILTIN_FUNCTIONS: tuple[str, ...] = (
 )
 EXCEPTION_TYPES: tuple[str, ...] = (
     "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "ZeroDivisionError",
-    "StopIteration", "WorkflowError", "AskFailed", "WorldError", "ArtifactError", "BudgetExceeded",
+    "StopIteration", "RuntimeError", "WorkflowError", "AskFailed", "WorldError", "ArtifactError", "BudgetExceeded",
 )
 BUILTIN_CONSTANTS: tuple[str, ...] = ("None", "True", "False")
 BUILTINS: frozenset[str] = frozenset(BUILTIN_FUNCTIONS + EXCEPTION_TYPES)

@@ -165,17 +165,30 @@ def b_bool(interp, args, kwargs):
     return bool(args[0]) if args else False
 
 
+def _ends_on_stop_iteration(call):
+    """CPython's `map` and `filter` end, silently, when their function raises StopIteration
+    (`map(next, iterators)` stops at the first exhausted one)."""
+    def wrapped(*args):
+        try:
+            return call(*args)
+        except ScriptError as error:
+            if is_subclass(error.type_name, "StopIteration"):
+                raise StopIteration from None  # ends the C iterator calling this
+            raise
+    return wrapped
+
+
 def b_map(interp, args, kwargs):
     _no_kwargs("map", kwargs)
     fn, *iterables = args
-    call = _fn(interp, fn)
+    call = _ends_on_stop_iteration(_fn(interp, fn))
     return DwfIterator(_metered(interp.limits, map(call, *(_iterable(interp, it) for it in iterables))), "map")
 
 
 def b_filter(interp, args, kwargs):
     _no_kwargs("filter", kwargs)
     fn, iterable = args
-    call = _fn(interp, fn) if fn is not None else bool
+    call = _ends_on_stop_iteration(_fn(interp, fn)) if fn is not None else bool
     return DwfIterator(_metered(interp.limits, filter(call, _iterable(interp, iterable))), "filter")
 
 
@@ -352,7 +365,7 @@ def b_iter(interp, args, kwargs):
     if type(value) is DwfIterator:
         return value  # an iterator is its own iterator
     source = iterable(value)
-    name = _ITERATOR_NAMES.get(type(source), "iterator")
+    name = "dict_keyiterator" if isinstance(source, dict) else _ITERATOR_NAMES.get(type(source), "iterator")
     if type(source) is str:
         name = "str_ascii_iterator" if source.isascii() else "str_iterator"
     return DwfIterator(_checked_items(interp.limits, iter(source)), name)
@@ -366,7 +379,12 @@ def _sentinel_iterator(interp, fn, sentinel):
 
     def values():
         while True:
-            value = call()
+            try:
+                value = call()
+            except ScriptError as error:
+                if is_subclass(error.type_name, "StopIteration"):
+                    return  # as CPython's callable_iterator
+                raise
             if equal(value, sentinel, limits):
                 return
             yield value

@@ -29,10 +29,9 @@ SCRIPT_EXCEPTION_PARENTS: dict[str, str | None] = {
     "WorldError": "WorkflowError",
     "ArtifactError": "WorkflowError",
     "BudgetExceeded": "WorkflowError",
+    "RuntimeError": "Exception",
     # Raised by a failing `assert`; scripts cannot name it, `except Exception` catches it.
     "AssertionError": "Exception",
-    # Raised by a container changed while an `iter()` of it is read; `except Exception` catches it.
-    "RuntimeError": "Exception",
 }
 
 

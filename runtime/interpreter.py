@@ -36,8 +36,9 @@ from dwf.grammar import facade as F
 from . import sandbox
 from .builtins import make_builtins, make_modules
 from .calls import bind_arguments, call_method
+from .formatting import ascii_text
 from .methods import call_unbound
-from .errors import DwfError, FatalError, ScriptError
+from .errors import DwfError, FatalError, ScriptError, is_subclass
 from .frames import (_PYTHON_ERRORS, Code, Frame_, _collect_args, _convert, _ev, _get_item, _has_effects, _iterate,
                      _made, _mapping, _out_of_memory, _Return, _sync_or_async, _with_frame, unbound)
 from .limits import Limits
@@ -287,7 +288,7 @@ class Compiler(StatementCompiler):
             elif conversion == "s":
                 value = sandbox.display(value, limits)
             elif conversion == "a":
-                value = ascii(sandbox.dwf_repr(value, limits))[1:-1]
+                value = ascii_text(value, limits)
             if spec_text:
                 return sandbox.format_value(value, spec_text, limits)
             return value if isinstance(value, str) else sandbox.display(value, limits)
@@ -610,7 +611,7 @@ class Compiler(StatementCompiler):
                             else:
                                 yield element[0](inner)
                     inner.path = base
-                return DwfIterator(level(0, _iterate(clauses[0][2][0](frame))), "generator")
+                return DwfIterator(_no_stop_iteration(level(0, _iterate(clauses[0][2][0](frame)))), "generator")
             return run_generator, False
 
         if not is_async:
@@ -726,6 +727,17 @@ class Compiler(StatementCompiler):
 
     def e_invalid(self, node: ir.Invalid) -> Code:
         raise TypeError(f"invalid IR reached the interpreter: {node.what}")
+
+
+def _no_stop_iteration(generator):
+    """A StopIteration escaping a generator expression's body is CPython's RuntimeError (PEP 479),
+    never a silent end of the generator."""
+    try:
+        yield from generator
+    except ScriptError as error:
+        if is_subclass(error.type_name, "StopIteration"):
+            raise ScriptError("RuntimeError", "generator raised StopIteration") from None
+        raise
 
 
 _STATEMENT_FAILURES = (DwfError, RecursionError, MemoryError, *_PYTHON_ERRORS)

@@ -189,6 +189,36 @@ SNIPPETS: list[tuple[str, str]] = [
         except StopIteration as error:
             return str(error)
     """),
+    ("stopiteration-ends-map", "list(map(next, [iter([1]), iter([]), iter([3])]))"),
+    ("stopiteration-ends-filter", "len(list(filter(lambda it: next(it), [iter([1]), iter([]), iter([2])])))"),
+    ("stopiteration-ends-callable-iterator", """
+        pending = ['b', 'a']
+        def take():
+            if not pending:
+                raise StopIteration
+            return pending.pop()
+        return list(iter(take, None))
+    """),
+    ("stopiteration-in-generator-is-runtime-error", """
+        it = iter([1])
+        try:
+            return sum(next(it) for _ in range(3))
+        except RuntimeError as error:
+            return str(error)
+    """),
+    ("stopiteration-in-list-comprehension-propagates", """
+        it = iter([1])
+        try:
+            return [next(it) for _ in range(3)]
+        except StopIteration:
+            return 'exhausted'
+    """),
+    ("stopiteration-from-sort-key-propagates", """
+        try:
+            return sorted([iter([]), iter([])], key=next)
+        except StopIteration:
+            return 'key raised'
+    """),
     ("next-err-not-iterator", "next([1, 2])"),
     ("next-err-not-iterator-str", "next('abc')"),
     ("next-err-no-args", "next()"),
@@ -202,7 +232,7 @@ SNIPPETS: list[tuple[str, str]] = [
         d['b'] = 2
         try:
             next(it)
-        except Exception as error:
+        except RuntimeError as error:
             return str(error)
     """),
     # ---- frozenset

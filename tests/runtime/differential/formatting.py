@@ -143,6 +143,8 @@ SNIPPETS: list[tuple[str, str]] = [
     """),
     ("pct-err-non-str-left", "[1, 2] % 3"),
     ("pct-numbers-still-modulo", "[17 % 5, -17 % 5, 5.5 % 2, True % 2]"),
+    ("fstring-ascii-conversion-quotes", "[f'{chr(39) + chr(34) + \"é\"!a}', f'{[chr(39), chr(34)]!a}', f'{\"ü\"!a:>8}']"),
+    ("pct-ascii-matches-fstring", "['%a' % (chr(39) + 'é',) == f'{chr(39) + \"é\"!a}', ascii('x') == '%a' % 'x']"),
     # ---- format(value, spec)
     ("format-no-spec", "[format(42), format(1.5), format('x'), format(None), format(True), format([1, 'a'])]"),
     ("format-empty-spec-containers", "[format({'a': 1}, ''), format((1,), ''), format({2}, ''), format(frozenset(), '')]"),

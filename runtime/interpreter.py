@@ -35,9 +35,8 @@ from dwf.grammar import facade as F
 
 from . import sandbox
 from .builtins import make_builtins, make_modules
-from .calls import bind_arguments, call_method
+from .calls import bind_arguments, call_method, call_unbound
 from .formatting import ascii_text
-from .methods import call_unbound
 from .errors import DwfError, FatalError, ScriptError, is_subclass
 from .frames import (_PYTHON_ERRORS, Code, Frame_, _collect_args, _convert, _ev, _get_item, _has_effects, _iterate,
                      _made, _mapping, _out_of_memory, _Return, _sync_or_async, _with_frame, unbound)

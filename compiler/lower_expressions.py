@@ -42,6 +42,9 @@ COMPARE_OPS = {
 }
 # Dict methods that would change the read-only `args` mapping.
 ARGS_MUTATORS = frozenset({"clear", "pop", "popitem", "setdefault", "update"})
+# The builtin types whose methods a script may reference as functions (`key=str.lower`), in
+# the order hints list them.
+TYPES_WITH_METHODS = ("str", "list", "dict", "set", "frozenset", "tuple", "int", "float", "range", "slice")
 UNSUPPORTED_EXPRESSIONS = {
     cst.Yield: ("`yield` (generators)", "build and return a list instead"),
     cst.Ellipsis: ("`...` as a value", "use `None`"),
@@ -160,6 +163,9 @@ class ExpressionLowering:
                 hint = f"did you mean `{module}.{close[0]}`?" if close else f"`{module}` offers: {', '.join(allowed)}"
                 self.report(N.AttributeNotAllowed, node.attr, receiver=module, attr=attr, hint=hint)
             return
+        if isinstance(value, ir.Name) and value.scope == ir.BUILTIN and value.id in B.BUILTIN_FUNCTIONS:
+            self._check_type_method(node, value.id, attr)
+            return
         record = self._static_record(node.value)
         if record is not None:
             fields = F.AGENT_ATTRIBUTES + ("ask",) if record == "Agent" else F.RECORDS[record]
@@ -173,6 +179,22 @@ class ExpressionLowering:
             close = difflib.get_close_matches(attr, B.METHODS[kind], n=1)
             hint = f"did you mean `{close[0]}`?" if close else f"`{kind}` offers: {', '.join(B.METHODS[kind])}"
             self.report(N.AttributeNotAllowed, node.attr, receiver=kind, attr=attr, hint=hint)
+
+    def _check_type_method(self, node: cst.Attribute, builtin: str, attr: str) -> None:
+        """`str.lower`, `list.sort`, `dict.fromkeys`: a method referenced through its type is a
+        function value; anything else on a builtin is refused here rather than at run time."""
+        methods = B.METHODS.get(builtin) if builtin in TYPES_WITH_METHODS else None
+        if methods is None:
+            typed = ", ".join(f"`{kind}`" for kind in TYPES_WITH_METHODS)
+            hint = f"`{builtin}` is a function with no attributes; methods can be referenced through the types {typed}"
+        elif attr in B.VALUE_ATTRIBUTES and attr in methods:
+            hint = f"`{attr}` is an attribute of each `{builtin}` value, not a method: write `value.{attr}` (or `lambda v: v.{attr}`)"
+        elif attr not in methods:
+            close = difflib.get_close_matches(attr, methods, n=1)
+            hint = f"did you mean `{builtin}.{close[0]}`?" if close else f"`{builtin}` offers: {', '.join(methods)}"
+        else:
+            return
+        self.report(N.AttributeNotAllowed, node.attr, receiver=builtin, attr=attr, hint=hint)
 
     def _module_of(self, name: str) -> str:
         for binding in self.scope.module().bindings.get(name, ()):

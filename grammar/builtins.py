@@ -8,10 +8,11 @@ BUILTIN_FUNCTIONS: tuple[str, ...] = (
     "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "filter", "float", "int",
     "isinstance", "len", "list", "map", "max", "min", "pow", "range", "repr", "reversed",
     "round", "set", "sorted", "str", "sum", "tuple", "zip", "chr", "ord",
+    "format", "next", "iter", "frozenset", "hex", "oct", "bin", "callable", "slice", "ascii",
 )
 EXCEPTION_TYPES: tuple[str, ...] = (
     "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "ZeroDivisionError",
-    "WorkflowError", "AskFailed", "WorldError", "ArtifactError", "BudgetExceeded",
+    "StopIteration", "RuntimeError", "WorkflowError", "AskFailed", "WorldError", "ArtifactError", "BudgetExceeded",
 )
 BUILTIN_CONSTANTS: tuple[str, ...] = ("None", "True", "False")
 BUILTINS: frozenset[str] = frozenset(BUILTIN_FUNCTIONS + EXCEPTION_TYPES)
@@ -90,7 +91,7 @@ STR_METHODS: tuple[str, ...] = (
     "isnumeric", "isprintable", "isspace", "istitle", "isupper", "join", "ljust", "lower",
     "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex",
     "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines", "startswith", "strip",
-    "swapcase", "title", "upper", "zfill",
+    "swapcase", "title", "upper", "zfill", "translate", "maketrans",
 )
 LIST_METHODS: tuple[str, ...] = (
     "append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove",
@@ -98,13 +99,20 @@ LIST_METHODS: tuple[str, ...] = (
 )
 DICT_METHODS: tuple[str, ...] = (
     "clear", "copy", "get", "items", "keys", "pop", "popitem", "setdefault", "update", "values",
+    "fromkeys",
 )
 SET_METHODS: tuple[str, ...] = (
     "add", "clear", "copy", "difference", "difference_update", "discard", "intersection",
     "intersection_update", "isdisjoint", "issubset", "issuperset", "pop", "remove",
     "symmetric_difference", "symmetric_difference_update", "union", "update",
 )
+FROZENSET_METHODS: tuple[str, ...] = (
+    "copy", "difference", "intersection", "isdisjoint", "issubset", "issuperset",
+    "symmetric_difference", "union",
+)
 TUPLE_METHODS: tuple[str, ...] = ("count", "index")
+RANGE_METHODS: tuple[str, ...] = ("count", "index", "start", "stop", "step")
+SLICE_METHODS: tuple[str, ...] = ("indices", "start", "stop", "step")
 INT_METHODS: tuple[str, ...] = ("bit_length", "bit_count", "conjugate", "real", "imag", "numerator", "denominator")
 FLOAT_METHODS: tuple[str, ...] = ("is_integer", "conjugate", "real", "imag")
 
@@ -113,10 +121,19 @@ METHODS: dict[str, tuple[str, ...]] = {
     "list": LIST_METHODS,
     "dict": DICT_METHODS,
     "set": SET_METHODS,
+    "frozenset": FROZENSET_METHODS,
     "tuple": TUPLE_METHODS,
+    "range": RANGE_METHODS,
+    "slice": SLICE_METHODS,
     "int": INT_METHODS,
     "float": FLOAT_METHODS,
     "match": MATCH_METHODS,
 }
+# Members of METHODS that are data read from a value, not methods: `x.real`, `r.start`. A type
+# name with one of them (`int.real`) is not a function value.
+VALUE_ATTRIBUTES: frozenset[str] = frozenset({"real", "imag", "numerator", "denominator", "start", "stop", "step"})
+# Methods that belong to the type rather than to a value: `dict.fromkeys(keys)`, `str.maketrans(...)`
+# (reached through a value too, as in CPython: `{}.fromkeys(keys)`).
+TYPE_LEVEL_METHODS: frozenset[str] = frozenset({"fromkeys", "maketrans"})
 # Attributes that are never allowed, with the hint: they turn data into a sandbox escape.
 FORBIDDEN_METHODS: dict[str, str] = {"format": "str-format", "format_map": "str-format"}

@@ -19,11 +19,13 @@ from typing import Any
 from dwf.grammar import builtins as B
 
 from .errors import SCRIPT_EXCEPTION_PARENTS, ScriptError, is_subclass
+from .formatting import FORMATTING_BUILTINS
+from .json_text import json_dumps
 from .records import Record
-from .sandbox import (BINARY, charge, charge_walk, check_int, check_items, check_string, check_tuple,
-                      display, dwf_repr, iterable, limit_error, to_json, work)
-from .values import (BuiltinFunction, DwfIterator, ExceptionType, MatchValue, Module, OrderedSet, ScriptFunction,
-                     type_name)
+from .sandbox import (BINARY, COMPARE, charge, charge_walk, check_frozenset, check_int, check_items, check_string,
+                      check_tuple, display, dwf_repr, iterable, limit_error, work)
+from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, FrozenSet, MatchValue, Module,
+                     OrderedSet, ScriptFunction, UnboundMethod, cpython_type_name, type_name)
 
 _CALLABLE = (ScriptFunction, BuiltinFunction)
 
@@ -81,9 +83,9 @@ def _materialize(interp, value) -> list:
 def b_len(interp, args, kwargs):
     _no_kwargs("len", kwargs)
     (value,) = args
-    if isinstance(value, (str, list, tuple, dict, OrderedSet, range)):
+    if isinstance(value, (str, list, tuple, dict, OrderedSet, FrozenSet, range)):
         return len(value)
-    raise ScriptError("TypeError", f"object of type '{type_name(value)}' has no len()")
+    raise ScriptError("TypeError", f"object of type '{cpython_type_name(value)}' has no len()")
 
 
 def b_range(interp, args, kwargs):
@@ -187,17 +189,30 @@ def b_bool(interp, args, kwargs):
     return bool(args[0]) if args else False
 
 
+def _ends_on_stop_iteration(call):
+    """CPython's `map` and `filter` end, silently, when their function raises StopIteration
+    (`map(next, iterators)` stops at the first exhausted one)."""
+    def wrapped(*args):
+        try:
+            return call(*args)
+        except ScriptError as error:
+            if is_subclass(error.type_name, "StopIteration"):
+                raise StopIteration from None  # ends the C iterator calling this
+            raise
+    return wrapped
+
+
 def b_map(interp, args, kwargs):
     _no_kwargs("map", kwargs)
     fn, *iterables = args
-    call = _fn(interp, fn)
+    call = _ends_on_stop_iteration(_fn(interp, fn))
     return DwfIterator(_metered(interp.limits, map(call, *(_iterable(interp, it) for it in iterables))), "map")
 
 
 def b_filter(interp, args, kwargs):
     _no_kwargs("filter", kwargs)
     fn, iterable = args
-    call = _fn(interp, fn) if fn is not None else bool
+    call = _ends_on_stop_iteration(_fn(interp, fn)) if fn is not None else bool
     return DwfIterator(_metered(interp.limits, filter(call, _iterable(interp, iterable))), "filter")
 
 
@@ -313,15 +328,19 @@ def b_ord(interp, args, kwargs):
 
 
 ISINSTANCE_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict,
-                    "tuple": tuple, "set": OrderedSet}
+                    "tuple": tuple, "set": OrderedSet, "frozenset": FrozenSet, "range": range, "slice": slice}
 
 
 def b_isinstance(interp, args, kwargs):
     _no_kwargs("isinstance", kwargs)
     value, kinds = args
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
-    for kind in kinds:
-        if isinstance(kind, BuiltinFunction) and kind.name in ISINSTANCE_TYPES:
+    pending = [kinds]  # tuples nest (`(int, (float, str))`); they are bounded when made
+    while pending:
+        kind = pending.pop()
+        if isinstance(kind, tuple):
+            charge(interp.limits, work(kind))
+            pending.extend(reversed(kind))  # left to right, as CPython tries them
+        elif isinstance(kind, BuiltinFunction) and kind.name in ISINSTANCE_TYPES:
             if kind.name == "dict" and isinstance(value, Record):
                 continue
             if isinstance(value, ISINSTANCE_TYPES[kind.name]):
@@ -330,8 +349,100 @@ def b_isinstance(interp, args, kwargs):
             if isinstance(value, ScriptError) and is_subclass(value.type_name, kind.name):
                 return True
         else:
-            raise ScriptError("TypeError", "isinstance() arg 2 must be a type or a tuple of types")
+            raise ScriptError("TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union")
     return False
+
+
+def b_callable(interp, args, kwargs):
+    _no_kwargs("callable", kwargs)
+    if len(args) != 1:
+        raise ScriptError("TypeError", f"callable() takes exactly one argument ({len(args)} given)")
+    return isinstance(args[0], (ScriptFunction, BuiltinFunction, BoundMethod, UnboundMethod, ExceptionType))
+
+
+# The CPython type of the iterator `iter(value)` gives, by the type of `value`.
+_ITERATOR_NAMES = {list: "list_iterator", tuple: "tuple_iterator", dict: "dict_keyiterator", OrderedSet: "set_iterator",
+                   FrozenSet: "set_iterator", range: "range_iterator"}
+
+
+def _checked_items(limits, items):
+    """Yield `items`, one step each; a container changed while it is iterated raises CPython's
+    RuntimeError as a script exception."""
+    try:
+        for item in items:
+            charge(limits, 1)
+            yield item
+    except RecursionError:
+        raise
+    except RuntimeError as error:
+        raise ScriptError("RuntimeError", str(error)) from None
+
+
+def b_iter(interp, args, kwargs):
+    _no_kwargs("iter", kwargs)
+    if not 1 <= len(args) <= 2:
+        raise ScriptError("TypeError", f"iter expected at {'least 1' if not args else 'most 2'} argument{'s' if args else ''}, "
+                          f"got {len(args)}")
+    if len(args) == 2:
+        return _sentinel_iterator(interp, *args)
+    value = args[0]
+    if type(value) is DwfIterator:
+        return value  # an iterator is its own iterator
+    source = iterable(value)
+    name = "dict_keyiterator" if isinstance(source, dict) else _ITERATOR_NAMES.get(type(source), "iterator")
+    if type(source) is str:
+        name = "str_ascii_iterator" if source.isascii() else "str_iterator"
+    return DwfIterator(_checked_items(interp.limits, iter(source)), name)
+
+
+def _sentinel_iterator(interp, fn, sentinel):
+    """`iter(fn, sentinel)`: call `fn()` until it returns `sentinel`; every call is a step."""
+    if not isinstance(fn, (ScriptFunction, BuiltinFunction, BoundMethod, UnboundMethod, ExceptionType)):
+        raise ScriptError("TypeError", "iter(v, w): v must be callable")
+    call, limits, equal = _fn(interp, fn), interp.limits, COMPARE["=="]
+
+    def values():
+        while True:
+            try:
+                value = call()
+            except ScriptError as error:
+                if is_subclass(error.type_name, "StopIteration"):
+                    return  # as CPython's callable_iterator
+                raise
+            if equal(value, sentinel, limits):
+                return
+            yield value
+    return DwfIterator(values(), "callable_iterator")
+
+
+def b_next(interp, args, kwargs):
+    _no_kwargs("next", kwargs)
+    if not 1 <= len(args) <= 2:
+        raise ScriptError("TypeError", f"next expected at {'least 1' if not args else 'most 2'} argument{'s' if args else ''}, "
+                          f"got {len(args)}")
+    iterator = args[0]
+    if type(iterator) is not DwfIterator:
+        raise ScriptError("TypeError", f"'{type_name(iterator)}' object is not an iterator")
+    try:
+        return next(iterator)
+    except StopIteration:
+        if len(args) == 2:
+            return args[1]
+        raise ScriptError("StopIteration", "") from None
+
+
+def b_frozenset(interp, args, kwargs):
+    _no_kwargs("frozenset", kwargs)
+    if len(args) > 1:
+        raise ScriptError("TypeError", f"frozenset expected at most 1 argument, got {len(args)}")
+    if args and type(args[0]) is FrozenSet:
+        return args[0]
+    return check_frozenset(FrozenSet(_materialize(interp, args[0])), interp.limits) if args else FrozenSet()
+
+
+def b_slice(interp, args, kwargs):
+    _no_kwargs("slice", kwargs)
+    return slice(*args)  # CPython's own argument errors; the bounds may be any value, as there
 
 
 BUILTIN_IMPLS = {
@@ -340,6 +451,8 @@ BUILTIN_IMPLS = {
     "len": b_len, "list": b_list, "map": b_map, "max": b_minmax("max", max), "min": b_minmax("min", min),
     "pow": b_pow, "range": b_range, "repr": b_repr, "reversed": b_reversed, "round": b_round, "set": b_set,
     "sorted": b_sorted, "str": b_str, "sum": b_sum, "tuple": b_tuple, "zip": b_zip, "chr": b_chr, "ord": b_ord,
+    "callable": b_callable, "iter": b_iter, "next": b_next, "frozenset": b_frozenset, "slice": b_slice,
+    **FORMATTING_BUILTINS,
 }
 assert set(BUILTIN_IMPLS) == set(B.BUILTIN_FUNCTIONS), "grammar/builtins.py and runtime/builtins.py disagree"
 
@@ -347,20 +460,8 @@ assert set(BUILTIN_IMPLS) == set(B.BUILTIN_FUNCTIONS), "grammar/builtins.py and 
 # ---------------------------------------------------------------- modules
 
 
-MAX_JSON_INDENT = 64
-
-
 def m_json_dumps(interp, args, kwargs):
-    _no_kwargs("json.dumps", kwargs, ("indent", "sort_keys", "ensure_ascii"))
-    indent = kwargs.get("indent")
-    if indent is not None and (not isinstance(indent, (int, str)) or isinstance(indent, bool)
-                               or (indent if isinstance(indent, int) else len(indent)) > MAX_JSON_INDENT):
-        # The indent repeats once per nesting level on every line: bound it like a string size.
-        raise ScriptError("ValueError", f"json.dumps() indent must be an int or str of at most {MAX_JSON_INDENT}")
-    data = to_json(args[0], "value given to json.dumps", interp.limits)
-    text = check_string(json.dumps(data, **kwargs), interp.limits)
-    charge(interp.limits, work(text))
-    return text
+    return json_dumps(interp, args, kwargs)
 
 
 def m_json_loads(interp, args, kwargs):

@@ -35,14 +35,15 @@ from dwf.grammar import facade as F
 
 from . import sandbox
 from .builtins import make_builtins, make_modules
-from .calls import bind_arguments, call_method
-from .errors import DwfError, FatalError, ScriptError
+from .calls import bind_arguments, call_method, call_unbound
+from .errors import DwfError, FatalError, ScriptError, is_subclass
+from .formatting import ascii_text
 from .frames import (_PYTHON_ERRORS, Code, Frame_, _collect_args, add_keywords, star_arguments, _convert, _ev, _get_item, _has_effects, _iterate,
                      _made, _mapping, _out_of_memory, _Return, _sync_or_async, _with_frame, unbound)
 from .limits import Limits
 from .statements import StatementCompiler
 from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable, OrderedSet,
-                     ReadOnlyMapping, ScriptFunction, type_name)
+                     ReadOnlyMapping, ScriptFunction, UnboundMethod, type_name)
 
 # Python frames used per script call level are well below this; DWF's own recursion limit
 # (Limits.recursion) stops scripts long before Python's would.
@@ -105,11 +106,13 @@ class Interpreter:
             if fn.is_async:
                 return self._async_call(fn, args, kwargs, frame, call_id)
             return self._run_sync_function(fn, args, kwargs, frame, call_id)
-        if isinstance(fn, (BuiltinFunction, BoundMethod)):
+        if isinstance(fn, (BuiltinFunction, BoundMethod, UnboundMethod)):
             previous, self.caller = self.caller, frame
             try:
                 if isinstance(fn, BuiltinFunction):
                     return fn.fn(self, args, kwargs)
+                if isinstance(fn, UnboundMethod):
+                    return call_unbound(self, fn, args, kwargs)
                 return call_method(self, fn, args, kwargs)
             finally:
                 self.caller = previous
@@ -287,7 +290,7 @@ class Compiler(StatementCompiler):
             elif conversion == "s":
                 value = sandbox.display(value, limits)
             elif conversion == "a":
-                value = ascii(sandbox.dwf_repr(value, limits))[1:-1]
+                value = ascii_text(value, limits)
             if spec_text:
                 return sandbox.format_value(value, spec_text, limits)
             return value if isinstance(value, str) else sandbox.display(value, limits)
@@ -343,7 +346,13 @@ class Compiler(StatementCompiler):
                 sandbox.charge(limits, sandbox.work(result))
                 return result
         else:
-            get = _get_item
+            limits = self.interp.limits
+
+            def get(container, key):
+                result = _get_item(container, key)
+                if type(key) is slice:  # `xs[slice(1, 3)]` copies like `xs[1:3]`
+                    sandbox.charge(limits, sandbox.work(result))
+                return result
         if _sync_or_async([value, index]):
             async def run_async(frame):
                 return get(await _ev(value, frame), await _ev(index, frame))
@@ -609,7 +618,7 @@ class Compiler(StatementCompiler):
                             else:
                                 yield element[0](inner)
                     inner.path = base
-                return DwfIterator(level(0, _iterate(clauses[0][2][0](frame))), "generator")
+                return DwfIterator(_no_stop_iteration(level(0, _iterate(clauses[0][2][0](frame)))), "generator")
             return run_generator, False
 
         if not is_async:
@@ -724,6 +733,17 @@ class Compiler(StatementCompiler):
 
     def e_invalid(self, node: ir.Invalid) -> Code:
         raise TypeError(f"invalid IR reached the interpreter: {node.what}")
+
+
+def _no_stop_iteration(generator):
+    """A StopIteration escaping a generator expression's body is CPython's RuntimeError (PEP 479),
+    never a silent end of the generator."""
+    try:
+        yield from generator
+    except ScriptError as error:
+        if is_subclass(error.type_name, "StopIteration"):
+            raise ScriptError("RuntimeError", "generator raised StopIteration") from None
+        raise
 
 
 _COMPREHENSION_NAMES = {ir.ListComp: "<listcomp>", ir.SetComp: "<setcomp>", ir.GeneratorExp: "<genexpr>",

@@ -1,6 +1,7 @@
 """This module defines the values a script can hold besides plain data (None, bool, int, float,
-str, list, tuple, dict): insertion-ordered sets, script functions, lazy awaitables, actor
-handles, modules, builtin functions and exception types. Records live in `runtime.records`.
+str, list, tuple, dict, range, slice): insertion-ordered sets and frozensets, script functions,
+lazy awaitables, actor handles, modules, builtin functions, methods referenced through their type
+(`str.lower`) and exception types. Records live in `runtime.records`.
 
 Nothing else ever reaches script code: the sandbox (`runtime.sandbox`) only hands out values of
 these types, and every attribute access, call and operator on them goes through it.
@@ -106,7 +107,68 @@ class OrderedSet:
 def _as_set(value) -> OrderedSet:
     if isinstance(value, OrderedSet):
         return value
+    if isinstance(value, FrozenSet):
+        return value.items
     raise TypeError(f"unsupported operand: set and {type_name(value)}")
+
+
+class FrozenSet:
+    """An immutable, hashable set that iterates in insertion order like DWF's sets. Operators
+    with sets give the left operand's kind (`frozenset | set` is a frozenset), as in CPython."""
+
+    __slots__ = ("items", "_hash", "measured")
+
+    def __init__(self, items: Iterable = ()):
+        self.items = items if type(items) is OrderedSet else OrderedSet(items)
+        self._hash: int | None = None
+        self.measured: tuple[int, int] | None = None  # see sandbox.check_frozenset
+
+    def __iter__(self) -> Iterator:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __contains__(self, item) -> bool:
+        return item in self.items
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (FrozenSet, OrderedSet)):
+            return self.items == _as_set(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        if self._hash is None:  # order-independent, like CPython's, and computed once
+            self._hash = hash(frozenset(self.items))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"frozenset({self.items!r})" if self.items else "frozenset()"
+
+    # Operators take sets and frozensets only; anything else gets Python's TypeError, which
+    # names the operand types.
+    def __or__(self, other): return FrozenSet(self.items | other) if _is_set(other) else NotImplemented
+    def __and__(self, other): return FrozenSet(self.items & other) if _is_set(other) else NotImplemented
+    def __sub__(self, other): return FrozenSet(self.items - other) if _is_set(other) else NotImplemented
+    def __xor__(self, other): return FrozenSet(self.items ^ other) if _is_set(other) else NotImplemented
+    def __le__(self, other): return self.items <= other if _is_set(other) else NotImplemented
+    def __lt__(self, other): return self.items < other if _is_set(other) else NotImplemented
+    def __ge__(self, other): return self.items >= other if _is_set(other) else NotImplemented
+    def __gt__(self, other): return self.items > other if _is_set(other) else NotImplemented
+
+    # Methods exposed to scripts (grammar/builtins.py FROZENSET_METHODS).
+    def copy(self) -> FrozenSet: return self
+    def union(self, *others): return FrozenSet(self.items.union(*others))
+    def intersection(self, *others): return FrozenSet(self.items.intersection(*others))
+    def difference(self, *others): return FrozenSet(self.items.difference(*others))
+    def symmetric_difference(self, other): return FrozenSet(self.items.symmetric_difference(other))
+    def isdisjoint(self, other) -> bool: return self.items.isdisjoint(other)
+    def issubset(self, other) -> bool: return self.items.issubset(other)
+    def issuperset(self, other) -> bool: return self.items.issuperset(other)
+
+
+def _is_set(value) -> bool:
+    return isinstance(value, (OrderedSet, FrozenSet))
 
 
 class DwfIterator:
@@ -293,6 +355,23 @@ class BoundMethod:
         return f"<method {self.name} of {type_name(self.receiver)}>"
 
 
+class UnboundMethod:
+    """A method of a plain value type referenced through the type (`str.lower`, `list.sort`):
+    calling it with the receiver first calls the receiver's method, and the type-level methods
+    (`dict.fromkeys`, `str.maketrans`) take no receiver. One value per (type, method), so
+    `str.lower is str.lower` as in CPython."""
+
+    __slots__ = ("owner", "name")
+
+    def __init__(self, owner: str, name: str):
+        self.owner, self.name = owner, name
+
+    def __repr__(self) -> str:
+        if self.name in ("fromkeys", "maketrans"):
+            return f"<built-in method {self.name} of type object>"
+        return f"<method '{self.name}' of '{self.owner}' objects>"
+
+
 class ExceptionType:
     """A script-visible exception type (`ValueError`, `AskFailed`, ...)."""
 
@@ -345,6 +424,10 @@ def type_name(value: Any) -> str:
         return value.type_name
     if isinstance(value, OrderedSet):
         return "set"
+    if isinstance(value, FrozenSet):
+        return "frozenset"
+    if isinstance(value, UnboundMethod):
+        return "builtin_function_or_method" if value.name in ("fromkeys", "maketrans") else "method_descriptor"
     if isinstance(value, ScriptFunction):
         return "function"
     if isinstance(value, LazyAwaitable):
@@ -362,4 +445,9 @@ def type_name(value: Any) -> str:
     if isinstance(value, ExceptionType):
         return "type"
     return {int: "int", float: "float", str: "str", list: "list", tuple: "tuple", dict: "dict",
-            ReadOnlyMapping: "dict", range: "range", Facade: "facade", Module: "module"}.get(type(value), "object")
+            ReadOnlyMapping: "dict", range: "range", slice: "slice", Facade: "facade", Module: "module"}.get(type(value), "object")
+
+
+def cpython_type_name(value: Any) -> str:
+    """The type name CPython's own messages use (`NoneType` where DWF's say `None`)."""
+    return "NoneType" if value is None else type_name(value)

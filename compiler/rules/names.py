@@ -172,8 +172,9 @@ class AttributeNotAllowed(Rule):
     """
     ## What it does
     Reports attribute access that DWF's sandbox does not allow when the receiver's type is
-    known at compile time: an unknown method of a literal, a member that a module does not
-    offer (`json`, `re`, `math`), a field a record does not have.
+    known at compile time: an unknown method of a literal or of a builtin type (`str.lowr`), a
+    member that a module does not offer (`json`, `re`, `math`), a field a record does not have.
+    A method referenced through its type (`key=str.lower`, `list.sort(xs)`) is allowed.
 
     ## Why is this bad?
     Only documented methods of plain values and records are reachable from scripts; anything

@@ -66,8 +66,9 @@ TYPING_NAMES: tuple[str, ...] = (
 # Importable modules and the members a script may use.
 MODULES: dict[str, tuple[str, ...]] = {
     "json": ("dumps", "loads"),
-    "re": ("match", "search", "fullmatch", "findall", "sub", "split",
-           "IGNORECASE", "MULTILINE", "DOTALL", "I", "M", "S"),
+    "re": ("compile", "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split", "escape",
+           "error", "IGNORECASE", "MULTILINE", "DOTALL", "VERBOSE", "ASCII", "UNICODE", "NOFLAG",
+           "I", "M", "S", "X", "A", "U"),
     "math": (
         "ceil", "floor", "trunc", "sqrt", "isqrt", "exp", "log", "log2", "log10", "pow",
         "fabs", "fsum", "gcd", "lcm", "isfinite", "isinf", "isnan", "isclose", "copysign",
@@ -76,8 +77,15 @@ MODULES: dict[str, tuple[str, ...]] = {
         "degrees", "radians", "pi", "e", "tau", "inf", "nan",
     ),
 }
-# Members of a regular-expression match object.
-MATCH_METHODS: tuple[str, ...] = ("group", "groups", "groupdict", "start", "end", "span")
+# Members of a compiled regular expression (`re.compile(...)`) and of a match object.
+PATTERN_METHODS: tuple[str, ...] = (
+    "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split",
+    "pattern", "flags", "groups", "groupindex",
+)
+MATCH_METHODS: tuple[str, ...] = (
+    "group", "groups", "groupdict", "start", "end", "span", "expand",
+    "lastindex", "lastgroup", "pos", "endpos", "re", "string",
+)
 
 STR_METHODS: tuple[str, ...] = (
     "capitalize", "casefold", "center", "count", "endswith", "expandtabs", "find", "index",
@@ -111,6 +119,7 @@ METHODS: dict[str, tuple[str, ...]] = {
     "tuple": TUPLE_METHODS,
     "int": INT_METHODS,
     "float": FLOAT_METHODS,
+    "pattern": PATTERN_METHODS,
     "match": MATCH_METHODS,
 }
 # Attributes that are never allowed, with the hint: they turn data into a sandbox escape.

@@ -98,8 +98,8 @@ class MatchValue(ScriptObject):
         if isinstance(group, int):
             if 0 <= group < len(self.spans):
                 return group
-        elif group.__hash__ is None:
-            raise ScriptError("TypeError", f"unhashable type: '{type_name(group)}'")
+        elif self.re.groupindex and group.__hash__ is None:  # CPython looks names up only if there are any
+            raise ScriptError("TypeError", f"unhashable type: '{python_type(group)}'")
         elif isinstance(group, str) and group in self.re.groupindex:
             return self.re.groupindex[group]
         raise ScriptError("IndexError", "no such group")
@@ -232,7 +232,9 @@ def compile_pattern(interp, pattern: Any, flags: Any, cache: dict) -> PatternVal
     if not isinstance(pattern, str):
         raise ScriptError("TypeError", "first argument must be string or compiled pattern")
     if not isinstance(flags, int):
-        raise ScriptError("TypeError", f"unsupported operand type(s) for &: '{type_name(flags)}' and 'RegexFlag'")
+        raise ScriptError("TypeError", f"unsupported operand type(s) for &: '{python_type(flags)}' and 'RegexFlag'")
+    if flags & re.LOCALE:
+        raise ScriptError("ValueError", "cannot use LOCALE flag with a str pattern")
     if flags & ~ALLOWED_FLAGS:
         raise ScriptError("ValueError", "re flags may only combine re.IGNORECASE, re.MULTILINE, re.DOTALL, re.VERBOSE, "
                           "re.ASCII and re.UNICODE")
@@ -260,54 +262,69 @@ def compile_pattern(interp, pattern: Any, flags: Any, cache: dict) -> PatternVal
 
 def bind(name: str, params: tuple, args: list, kwargs: dict, clinic: bool) -> list:
     """The values of `params` ((name, default or REQUIRED), ...) for a call, with CPython's
-    messages: a Python function's for the module functions, Argument Clinic's for methods."""
+    messages and checks in CPython's order: a Python function's for the module functions,
+    Argument Clinic's for the methods of patterns and matches."""
     names = [param for param, _ in params]
+    if clinic:
+        return _bind_clinic(name, params, names, args, kwargs)
     if len(args) > len(params):
-        if clinic:
-            raise ScriptError("TypeError", f"{name}() takes at most {len(params)} argument{'s' * (len(params) != 1)} "
-                              f"({len(args)} given)")
         required = sum(default is REQUIRED for _, default in params)
         takes = f"{required}" if required == len(params) else f"from {required} to {len(params)}"
-        plural = "s" if len(params) != 1 else ""
-        raise ScriptError("TypeError", f"{name}() takes {takes} positional argument{plural} but {len(args)} "
-                          f"{'was' if len(args) == 1 else 'were'} given")
+        raise ScriptError("TypeError", f"{name}() takes {takes} positional argument{'s' * (len(params) != 1)} but "
+                          f"{len(args)} {'was' if len(args) == 1 else 'were'} given")
     values = list(args) + [REQUIRED] * (len(params) - len(args))
     for key, value in kwargs.items():
         if key not in names:
-            raise ScriptError("TypeError", f"'{key}' is an invalid keyword argument for {name}()" if clinic
-                              else f"{name}() got an unexpected keyword argument '{key}'")
-        index = names.index(key)
-        if index < len(args):
-            raise ScriptError("TypeError", f"argument for {name}() given by name ('{key}') and position ({index + 1})"
-                              if clinic else f"{name}() got multiple values for argument '{key}'")
-        values[index] = value
-    missing = [index for index, value in enumerate(values) if value is REQUIRED and params[index][1] is REQUIRED]
+            raise ScriptError("TypeError", f"{name}() got an unexpected keyword argument '{key}'")
+        if names.index(key) < len(args):
+            raise ScriptError("TypeError", f"{name}() got multiple values for argument '{key}'")
+        values[names.index(key)] = value
+    missing = [f"'{names[i]}'" for i, value in enumerate(values) if value is REQUIRED and params[i][1] is REQUIRED]
     if missing:
-        if clinic:
-            raise ScriptError("TypeError", f"{name}() missing required argument '{names[missing[0]]}' (pos {missing[0] + 1})")
-        quoted = [f"'{names[index]}'" for index in missing]
-        listed = quoted[0] if len(quoted) == 1 else (" and ".join(quoted) if len(quoted) == 2
-                                                     else ", ".join(quoted[:-1]) + ", and " + quoted[-1])
+        listed = missing[0] if len(missing) == 1 else (" and ".join(missing) if len(missing) == 2
+                                                       else ", ".join(missing[:-1]) + ", and " + missing[-1])
         raise ScriptError("TypeError", f"{name}() missing {len(missing)} required positional argument"
                           f"{'s' * (len(missing) != 1)}: {listed}")
-    return [params[index][1] if value is REQUIRED else value for index, value in enumerate(values)]
+    return [params[i][1] if value is REQUIRED else value for i, value in enumerate(values)]
+
+
+def _bind_clinic(name: str, params: tuple, names: list, args: list, kwargs: dict) -> list:
+    if len(args) + len(kwargs) > len(params):
+        raise ScriptError("TypeError", f"{name}() takes at most {len(params)} argument{'s' * (len(params) != 1)} "
+                          f"({len(args) + len(kwargs)} given)")
+    values = list(args) + [kwargs.get(param, REQUIRED) for param in names[len(args):]]
+    for index, value in enumerate(values):
+        if value is REQUIRED and params[index][1] is REQUIRED:
+            raise ScriptError("TypeError", f"{name}() missing required argument '{names[index]}' (pos {index + 1})")
+    for index in range(len(args)):
+        if names[index] in kwargs:
+            raise ScriptError("TypeError", f"argument for {name}() given by name ('{names[index]}') and position ({index + 1})")
+    for key in kwargs:
+        if key not in names:
+            raise ScriptError("TypeError", f"'{key}' is an invalid keyword argument for {name}()")
+    return [params[i][1] if value is REQUIRED else value for i, value in enumerate(values)]
+
+
+def python_type(value: Any) -> str:
+    """The type name CPython's messages give (`NoneType` where DWF says `None`)."""
+    return "NoneType" if value is None else "slice" if type(value) is slice else type_name(value)
 
 
 def _subject(value: Any) -> str:
     if not isinstance(value, str):
-        raise ScriptError("TypeError", f"expected string or bytes-like object, got '{type_name(value)}'")
+        raise ScriptError("TypeError", f"expected string or bytes-like object, got '{python_type(value)}'")
     return value
 
 
 def _index(value: Any) -> int:
     if not isinstance(value, int):
-        raise ScriptError("TypeError", f"'{type_name(value)}' object cannot be interpreted as an integer")
+        raise ScriptError("TypeError", f"'{python_type(value)}' object cannot be interpreted as an integer")
     return int(value)
 
 
 def _text(value: Any) -> str:
     if not isinstance(value, str):
-        raise ScriptError("TypeError", f"decoding to str: need a bytes-like object, {type_name(value)} found")
+        raise ScriptError("TypeError", f"decoding to str: need a bytes-like object, {python_type(value)} found")
     return value
 
 
@@ -412,7 +429,7 @@ def _substitute_calls(interp, pattern: PatternValue, function, string: str, coun
         pieces.append(string[last:])
     for position, piece in enumerate(pieces):
         if type(piece) is not str:
-            raise ScriptError("TypeError", f"sequence item {position}: expected str instance, {type_name(piece)} found")
+            raise ScriptError("TypeError", f"sequence item {position}: expected str instance, {python_type(piece)} found")
     text = "".join(pieces)
     charge(limits, work(text) + len(pieces) // ITEMS_PER_STEP)
     return check_string(text, limits), number

@@ -22,6 +22,7 @@ from dwf.grammar import facade as F
 from . import ir
 from .literals import decode_fstring_text, has_fstring, literal_string
 from .lower_statements import STATEMENT_HINTS
+from .regex_checks import check_regex_call
 from .rules import effects as E
 from .rules import meta as M
 from .rules import names as N
@@ -353,7 +354,9 @@ class ExpressionLowering:
                 return self.facade_call(node, F.BY_QUALIFIED["Agent.ask"], receiver=node.func.value)
         func = self.expr(node.func)
         args, keywords = self.arguments(node.args)
-        return ir.Call(self.span(node), func, args, keywords)
+        call = ir.Call(self.span(node), func, args, keywords)
+        check_regex_call(call, self._module_of, self.report)
+        return call
 
     def arguments(self, arguments, skip: tuple[str, ...] = ()) -> tuple[tuple[ir.Expr, ...], tuple[ir.Keyword, ...]]:
         args: list[ir.Expr] = []

@@ -177,7 +177,7 @@ CORPUS: list[Escape] = [
           LIMIT + "the regular expression time limit (0.2)", FAST_REGEX, line=3),
     error("regex-sub-expansion", "import re\nreturn len(re.sub('.*', '\\\\g<0>' * 1000, 'a' * 100000))", LIMIT + "the string size limit", line=2),
     error("regex-debug-flag", "import re\nreturn re.match('a', 'a', 128)", "ValueError: re flags may only combine"),
-    error("regex-invalid", "import re\nreturn re.match('(', 'a')", "re.error: missing ), unterminated subpattern at position 0"),
+    error("regex-invalid", "import re\nbad = '('\nreturn re.match(bad, 'a')", "re.error: missing ), unterminated subpattern at position 0"),
     # ---- deep nesting
     safe_value("nested-lists-150", "x = " + "[" * 150 + "]" * 150 + "\nreturn len(x)", 1),
     compile_error("nested-lists-500", "x = " + "[" * 500 + "]" * 500 + "\nreturn len(x)", "DWF001"),

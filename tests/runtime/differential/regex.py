@@ -335,27 +335,31 @@ for pattern in ['(', '[a-', '*a', 'a{2,1}', '(?P<n>a)(?P<n>b)', '\\', '(?<=a+)b'
     except re.error as e:
         out.append(str(e))
 return out"""),
-    ("error-verbose-position", r"""try:
-    re.compile(r'''(?x)
+    ("error-verbose-position", r"""number = r'''(?x)
         (\d+   # missing paren
-    ''')
+    '''
+try:
+    re.compile(number)
 except re.error as e:
     return str(e)"""),
-    ("error-newline-position", r"""re.compile('(\n')"""),
-    ("error-uncaught", r"""re.search('[unclosed', 'text')"""),
+    ("error-newline-position", r"""pattern = '(\n'
+return re.compile(pattern)"""),
+    ("error-uncaught", r"""config = {'pattern': '[unclosed'}
+return re.search(config['pattern'], 'text')"""),
     ("error-caught-by-exception", r"""try:
-    re.findall('(?P<x', 'abc')
+    user_pattern = '(?P<x'
+    re.findall(user_pattern, 'abc')
 except Exception as e:
     return ['Exception', str(e), isinstance(e, re.error)]"""),
     ("error-not-a-valueerror", r"""try:
     try:
-        re.compile('(')
+        re.compile('(' + 'a')
     except ValueError:
         return 'ValueError'
 except re.error:
     return 're.error'"""),
     ("error-repr-and-args", r"""try:
-    re.compile('a**')
+    re.compile('a' + '**')
 except re.error as e:
     return [repr(e), e.args, str(e)]"""),
     ("error-raise-own", r"""def check(pattern):
@@ -367,7 +371,8 @@ try:
 except re.error as e:
     return [str(e), repr(e)]"""),
     ("error-in-tuple-except", r"""try:
-    re.sub('(', 'x', 'y')
+    pattern = '('
+    re.sub(pattern, 'x', 'y')
 except (ValueError, re.error) as e:
     return str(e)"""),
     ("error-bad-templates", r"""out = []
@@ -379,10 +384,11 @@ for template in [r'\2', r'\q', r'\g<x>', r'\g<', r'\g<1', r'\g<-1>', '\\']:
     except IndexError as e:
         out.append(['IndexError', str(e)])
 return out"""),
-    ("error-template-without-match", r"""re.sub('x', r'\9', 'abc')"""),
+    ("error-template-without-match", r"""template = r'\9'
+return re.sub('x', template, 'abc')"""),
     ("error-expand-bad-escape", r"""re.match('(a)', 'a').expand(r'[\1\n\x]')"""),
     ("error-compile-overflow", r"""try:
-    re.compile('a{99999999999}')
+    re.compile('a{' + '9' * 11 + '}')
 except Exception as e:
     return str(e)"""),
     # ---- errors: misused arguments

@@ -71,7 +71,7 @@ CORPUS = [
                 "re.compile('(?P<w>\\\\w+)', re.IGNORECASE)", "<class 're.error'>"]),
     safe_value("regex-groupindex-copy", "import re\np = re.compile('(?P<a>x)')\ng = p.groupindex\ng['b'] = 2\n"
                "return [p.groupindex, p.groups, p.match('x').groupdict()]", [{"a": 1}, 1, {"a": "x"}]),
-    safe_value("regex-error-value", "import re\ntry:\n    re.compile('(')\nexcept re.error as e:\n    return [str(e), repr(e), list(e.args)]",
+    safe_value("regex-error-value", "import re\nbad = '('\ntry:\n    re.compile(bad)\nexcept re.error as e:\n    return [str(e), repr(e), list(e.args)]",
                ["missing ), unterminated subpattern at position 0", "error('missing ), unterminated subpattern at position 0')",
                 ["missing ), unterminated subpattern at position 0"]]),
     safe_value("regex-replacement-odd-callables", "import re\nout = []\nasync def later(m):\n    return 'x'\n"
@@ -102,5 +102,7 @@ CORPUS = [
           TINY, line=2),
     error("regex-findall-items", "import re\nreturn len(re.compile('').findall('a' * 20000))", LIMIT + "the container size limit (10,000)",
           Limits(items=10_000), line=2),
+    compile_error("regex-invalid-literal", "import re\nreturn re.match('(', 'a')", "DWF223"),
+    compile_error("regex-flag-as-count", "import re\nreturn re.sub('a', 'b', 'aaa', re.I)", "DWF224"),
     error("regex-flag-debug-compile", "import re\nreturn re.compile('a', 128)", "ValueError: re flags may only combine"),
 ]

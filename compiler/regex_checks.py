@@ -15,6 +15,7 @@ so their size is the source's.
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Callable
 
 from dwf.grammar import builtins as B
@@ -112,7 +113,9 @@ def _check_literals(lowering, call: ir.Call, function: str) -> None:
     if flags is None or flags & ~ALLOWED_FLAGS or any(k.name is None for k in call.keywords):
         return  # flags unknown here (or refused at run time with their own message)
     try:
-        compiled = re.compile(pattern.value, flags)
+        with warnings.catch_warnings():  # FutureWarnings ("possible nested set") are not findings
+            warnings.simplefilter("ignore")
+            compiled = re.compile(pattern.value, flags)
     except (re.error, OverflowError) as error:
         lowering.report(N.InvalidRegex, pattern.span, what="regular expression", error=str(error),
                         hint="the call would raise `re.error` when the run reaches it; a character that is meant "

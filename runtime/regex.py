@@ -29,6 +29,7 @@ import signal
 import subprocess
 import sys
 import threading
+import warnings
 from typing import Any
 
 from dwf.grammar import builtins as B
@@ -216,9 +217,17 @@ def perform(interp, pattern: PatternValue, job: dict) -> Any:
     return guarded(limits, run)
 
 
+def compile_quietly(pattern: str, flags: int) -> re.Pattern:
+    """`re.compile`, without the FutureWarnings CPython prints to stderr (`[[` may become a
+    nested set): a script cannot see them, and a host's stderr is not the script's log."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return re.compile(pattern, flags)
+
+
 def compiled(interp, pattern: PatternValue) -> re.Pattern:
     if pattern.compiled is None:
-        pattern.compiled = bounded(interp.limits, re.compile, pattern.pattern, pattern.flags)
+        pattern.compiled = bounded(interp.limits, compile_quietly, pattern.pattern, pattern.flags)
     return pattern.compiled
 
 
@@ -245,7 +254,7 @@ def compile_pattern(interp, pattern: Any, flags: Any, cache: dict) -> PatternVal
     limits = interp.limits
     charge(limits, work(pattern))
     if in_process():
-        real = guarded(limits, lambda: bounded(limits, re.compile, pattern, flags))
+        real = guarded(limits, lambda: bounded(limits, compile_quietly, pattern, flags))
         value = PatternValue(pattern, real.flags, real.groups, dict(real.groupindex), real)
     else:
         job = {"op": "compile", "pattern": pattern, "flags": flags}

@@ -119,8 +119,8 @@ METHODS: dict[str, tuple[str, ...]] = {
     "tuple": TUPLE_METHODS,
     "int": INT_METHODS,
     "float": FLOAT_METHODS,
-    "pattern": PATTERN_METHODS,
-    "match": MATCH_METHODS,
+    "re.Pattern": PATTERN_METHODS,
+    "re.Match": MATCH_METHODS,
 }
 # Attributes that are never allowed, with the hint: they turn data into a sandbox escape.
 FORBIDDEN_METHODS: dict[str, str] = {"format": "str-format", "format_map": "str-format"}

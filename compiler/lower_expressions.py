@@ -22,6 +22,7 @@ from dwf.grammar import facade as F
 from . import ir
 from .literals import decode_fstring_text, has_fstring, literal_string
 from .lower_statements import STATEMENT_HINTS
+from .regex_checks import check_regex_call, regex_result_kind
 from .rules import effects as E
 from .rules import meta as M
 from .rules import names as N
@@ -174,7 +175,7 @@ class ExpressionLowering:
                 hint = f"did you mean `{close[0]}`?" if close else f"`{record}` has: {', '.join(fields)}"
                 self.report(N.AttributeNotAllowed, node.attr, receiver=record, attr=attr, hint=hint)
             return
-        kind = _static_type(value)
+        kind = _static_type(value) or regex_result_kind(value, self._module_of)
         if kind is not None and attr not in B.METHODS[kind]:
             close = difflib.get_close_matches(attr, B.METHODS[kind], n=1)
             hint = f"did you mean `{close[0]}`?" if close else f"`{kind}` offers: {', '.join(B.METHODS[kind])}"
@@ -378,7 +379,9 @@ class ExpressionLowering:
             return self.typeddict_call(node, typeddict)
         func = self.expr(node.func)
         args, keywords = self.arguments(node.args)
-        return ir.Call(self.span(node), func, args, keywords)
+        call = ir.Call(self.span(node), func, args, keywords)
+        check_regex_call(call, self._module_of, self.report)
+        return call
 
     # ------------------------------------------------------------ TypedDict constructors
 

@@ -72,8 +72,9 @@ TYPING_NAMES: tuple[str, ...] = (
 # Importable modules and the members a script may use.
 MODULES: dict[str, tuple[str, ...]] = {
     "json": ("dumps", "loads"),
-    "re": ("match", "search", "fullmatch", "findall", "sub", "split",
-           "IGNORECASE", "MULTILINE", "DOTALL", "I", "M", "S"),
+    "re": ("compile", "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split", "escape",
+           "error", "IGNORECASE", "MULTILINE", "DOTALL", "VERBOSE", "ASCII", "UNICODE", "NOFLAG",
+           "I", "M", "S", "X", "A", "U"),
     "math": (
         "ceil", "floor", "trunc", "sqrt", "isqrt", "exp", "log", "log2", "log10", "pow",
         "fabs", "fsum", "gcd", "lcm", "isfinite", "isinf", "isnan", "isclose", "copysign",
@@ -82,8 +83,15 @@ MODULES: dict[str, tuple[str, ...]] = {
         "degrees", "radians", "pi", "e", "tau", "inf", "nan",
     ),
 }
-# Members of a regular-expression match object.
-MATCH_METHODS: tuple[str, ...] = ("group", "groups", "groupdict", "start", "end", "span")
+# Members of a compiled regular expression (`re.compile(...)`) and of a match object.
+PATTERN_METHODS: tuple[str, ...] = (
+    "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split",
+    "pattern", "flags", "groups", "groupindex",
+)
+MATCH_METHODS: tuple[str, ...] = (
+    "group", "groups", "groupdict", "start", "end", "span", "expand",
+    "lastindex", "lastgroup", "pos", "endpos", "re", "string",
+)
 
 STR_METHODS: tuple[str, ...] = (
     "capitalize", "casefold", "center", "count", "endswith", "expandtabs", "find", "index",
@@ -127,7 +135,8 @@ METHODS: dict[str, tuple[str, ...]] = {
     "slice": SLICE_METHODS,
     "int": INT_METHODS,
     "float": FLOAT_METHODS,
-    "match": MATCH_METHODS,
+    "re.Pattern": PATTERN_METHODS,
+    "re.Match": MATCH_METHODS,
 }
 # Members of METHODS that are data read from a value, not methods: `x.real`, `r.start`. A type
 # name with one of them (`int.real`) is not a function value.

@@ -2,29 +2,24 @@
 `grammar/builtins.py` allows: each is a `BuiltinFunction` taking the interpreter (for limits
 and for calling script functions given as `key=`/`map`/`filter` arguments), the positional
 arguments and the keyword arguments. Results that can grow are checked against the run's limits;
-regular expressions run under a time bound (see `_run_regex`)."""
+`re` is defined in `runtime.regex`."""
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
-import re
-import signal
-import subprocess
-import sys
-import threading
 from typing import Any
 
 from dwf.grammar import builtins as B
 
+from . import regex
 from .errors import SCRIPT_EXCEPTION_PARENTS, ScriptError, is_subclass
 from .formatting import FORMATTING_BUILTINS
 from .json_text import json_dumps
 from .records import Record
 from .sandbox import (BINARY, COMPARE, charge, charge_walk, check_frozenset, check_int, check_items, check_string,
-                      check_tuple, display, dwf_repr, iterable, limit_error, work)
-from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, FrozenSet, MatchValue, Module,
+                      check_tuple, display, dwf_repr, iterable, limit_error, to_json, work)
+from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, FrozenSet, Module,
                      OrderedSet, ScriptFunction, UnboundMethod, cpython_type_name, type_name)
 
 _CALLABLE = (ScriptFunction, BuiltinFunction)
@@ -491,175 +486,6 @@ def _reject_constant(name):
     raise ScriptError("ValueError", f"invalid JSON: {name} is not JSON")
 
 
-class RegexOver(Exception):
-    """A regular-expression result would exceed a size limit (`items` or `chars`)."""
-
-
-def _regex_core(op, pattern, flags, string, repl, number, max_items, max_chars):
-    """One `re` operation on plain data, returning plain data (so the same function can run in a
-    worker process): a match as `[spans, group names]`, `findall` as `[items, has_tuples]`,
-    `split` and `sub` as CPython returns them. `findall` and `sub` stop at the size limits
-    instead of building a result that would only be refused afterwards."""
-    import re
-
-    compiled = re.compile(pattern, flags)
-    if op in ("match", "search", "fullmatch"):
-        m = getattr(compiled, op)(string)
-        return None if m is None else [[list(m.span(i)) for i in range(compiled.groups + 1)], dict(compiled.groupindex)]
-    if op == "findall":
-        if len(string) + 1 <= max_items:  # there are at most len(string) + 1 matches
-            found = compiled.findall(string)
-            return [[list(f) for f in found] if compiled.groups > 1 else found, compiled.groups > 1]
-        out = []
-        for m in compiled.finditer(string):
-            if compiled.groups == 0:
-                out.append(m.group(0))
-            elif compiled.groups == 1:
-                out.append(m.group(1) or "")
-            else:
-                out.append(list(m.groups("")))
-            if len(out) > max_items:
-                raise RegexOver("items")
-        return [out, compiled.groups > 1]
-    if op == "split":
-        parts = compiled.split(string, max_items if number <= 0 else min(number, max_items))
-        if len(parts) > max_items:
-            raise RegexOver("items")
-        return parts
-    # sub: a literal replacement has a known size; a template is expanded match by match.
-    if "\\" not in repl:
-        matches = string.count("") if number <= 0 else number
-        if len(string) + matches * len(repl) <= max_chars:
-            return compiled.sub(repl, string, number)
-    size = [len(string)]
-
-    def expand(m):
-        text = m.expand(repl)
-        size[0] += len(text) - (m.end() - m.start())
-        if size[0] > max_chars:
-            raise RegexOver("chars")
-        return text
-    return compiled.sub(expand, string, number)
-
-
-class _RegexTimeout(Exception):
-    pass
-
-
-def _on_alarm(signum, frame):
-    raise _RegexTimeout()
-
-
-def _run_regex(interp, job: tuple):
-    """Run `_regex_core(*job)` within `Limits.regex_timeout_s`.
-
-    CPython's `re` backtracks inside one C call that holds the GIL, so no thread deadline can
-    stop a pattern like `(a+)+$`; but the matcher polls for signals. On the main thread the
-    run therefore arms a one-shot SIGALRM timer around the call (restoring any previous handler
-    and timer). Elsewhere the operation runs in a short-lived `python -I -S` worker process that
-    is killed at the deadline."""
-    limits = interp.limits
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        return _run_regex_worker(job, limits)
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    try:
-        old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, limits.regex_timeout_s)
-        try:
-            return _regex_core(*job)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    except _RegexTimeout:
-        raise limit_error("regex_timeout_s", limits) from None
-    finally:
-        signal.signal(signal.SIGALRM, previous)
-        if old_delay:
-            signal.setitimer(signal.ITIMER_REAL, old_delay, old_interval)
-
-
-_REGEX_WORKER = "class RegexOver(Exception):\n    pass\n\n" + inspect.getsource(_regex_core) + r"""
-import json, re, sys
-job = json.loads(sys.stdin.read())
-try:
-    answer = {"ok": _regex_core(*job)}
-except re.error as error:
-    answer = {"error": "pattern", "message": str(error)}
-except RegexOver as error:
-    answer = {"error": "over", "message": str(error)}
-except Exception as error:
-    answer = {"error": "ValueError", "message": f"{type(error).__name__}: {error}"}
-sys.stdout.write(json.dumps(answer))
-"""
-
-
-def _run_regex_worker(job: tuple, limits):
-    try:
-        done = subprocess.run([sys.executable, "-I", "-S", "-c", _REGEX_WORKER], input=json.dumps(job), text=True,
-                              capture_output=True, timeout=limits.regex_timeout_s + 0.5)
-    except subprocess.TimeoutExpired:
-        raise limit_error("regex_timeout_s", limits) from None
-    answer = json.loads(done.stdout)
-    if "ok" in answer:
-        return answer["ok"]
-    if answer["error"] == "pattern":
-        raise re.error(answer["message"])
-    if answer["error"] == "over":
-        raise RegexOver(answer["message"])
-    raise ScriptError("ValueError", answer["message"])
-
-
-_REGEX_SIGNATURES = {
-    "match": ("pattern", "string", "flags"), "search": ("pattern", "string", "flags"),
-    "fullmatch": ("pattern", "string", "flags"), "findall": ("pattern", "string", "flags"),
-    "sub": ("pattern", "repl", "string", "count", "flags"), "split": ("pattern", "string", "maxsplit", "flags"),
-}
-_ALLOWED_FLAGS = re.IGNORECASE | re.MULTILINE | re.DOTALL
-
-
-def _regex(name):
-    names = _REGEX_SIGNATURES[name]
-
-    def impl(interp, args, kwargs):
-        if len(args) > len(names):
-            raise ScriptError("TypeError", f"re.{name}() takes at most {len(names)} arguments ({len(args)} given)")
-        values = dict(zip(names, args))
-        for key, value in kwargs.items():
-            if key not in names or key in values:
-                raise ScriptError("TypeError", f"re.{name}() got an unexpected keyword argument '{key}'")
-            values[key] = value
-        for key in ("pattern", "string", "repl"):
-            if key in names and key not in values:
-                raise ScriptError("TypeError", f"re.{name}() missing required argument '{key}'")
-            if key in names and not isinstance(values[key], str):
-                raise ScriptError("TypeError", f"re.{name}() argument '{key}' must be a str, not {type_name(values[key])}")
-        for key in ("flags", "count", "maxsplit"):
-            if key in values and (type(values[key]) is not int):
-                raise ScriptError("TypeError", f"re.{name}() argument '{key}' must be an int")
-        flags = values.get("flags", 0)
-        if flags & ~_ALLOWED_FLAGS:
-            raise ScriptError("ValueError", "re flags may only combine re.IGNORECASE, re.MULTILINE and re.DOTALL")
-        limits = interp.limits
-        charge(limits, work(values["pattern"]) + work(values["string"]))
-        job = (name, values["pattern"], flags, values["string"], values.get("repl", ""),
-               values.get("count", values.get("maxsplit", 0)), limits.items, limits.string_bytes)
-        try:
-            result = _run_regex(interp, job)
-        except re.error as error:
-            raise ScriptError("ValueError", f"invalid regular expression: {error}") from None
-        except (RecursionError, OverflowError) as error:
-            raise ScriptError("ValueError", f"invalid regular expression: {error}") from None
-        except RegexOver as error:
-            raise limit_error("items" if str(error) == "items" else "string_bytes", limits) from None
-        if name in ("match", "search", "fullmatch"):
-            return None if result is None else MatchValue(values["string"], result[0], result[1])
-        if name == "findall":
-            items, tuples = result
-            return [tuple(i) for i in items] if tuples else items
-        if name == "sub":
-            return check_string(result, limits)
-        return result
-    return impl
-
-
 def _checked_fold(fn, limits):
     def fold(items, start):
         total = start
@@ -708,11 +534,7 @@ def _math(name):
 
 def make_modules() -> dict[str, Module]:
     json_members = {"dumps": BuiltinFunction("json.dumps", m_json_dumps), "loads": BuiltinFunction("json.loads", m_json_loads)}
-    re_members = {}
-    for name in ("match", "search", "fullmatch", "findall", "sub", "split"):
-        re_members[name] = BuiltinFunction(f"re.{name}", _regex(name))
-    for name in ("IGNORECASE", "MULTILINE", "DOTALL", "I", "M", "S"):
-        re_members[name] = int(getattr(re, name))
+    re_members = regex.module_members()
     math_members = {}
     for name in B.MODULES["math"]:
         value = getattr(math, name)
@@ -725,5 +547,6 @@ def make_modules() -> dict[str, Module]:
 def make_builtins() -> dict[str, Any]:
     values: dict[str, Any] = {name: BuiltinFunction(name, impl) for name, impl in BUILTIN_IMPLS.items()}
     for name in SCRIPT_EXCEPTION_PARENTS:
-        values[name] = ExceptionType(name)
+        if "." not in name:  # `re.error` is a module member
+            values[name] = ExceptionType(name)
     return values

@@ -32,6 +32,7 @@ SCRIPT_EXCEPTION_PARENTS: dict[str, str | None] = {
     "RuntimeError": "Exception",
     # Raised by a failing `assert`; scripts cannot name it, `except Exception` catches it.
     "AssertionError": "Exception",
+    "re.error": "Exception",  # a bad pattern or template; scripts name it `re.error`
 }
 
 

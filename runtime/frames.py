@@ -12,7 +12,7 @@ from dwf.compiler import ir
 from . import sandbox
 from .errors import DwfError, FatalError, Frame, ScriptError
 from .limits import Limits
-from .values import DwfIterator, ReadOnlyMapping, type_name
+from .values import DwfIterator, ReadOnlyMapping, ScriptObject, type_name
 
 
 _PYTHON_ERRORS = (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError,
@@ -166,6 +166,8 @@ def _mapping(value: Any) -> dict:
 def _get_item(container: Any, index: Any) -> Any:
     if isinstance(container, (list, tuple, str, dict, range)):
         return container[index]
+    if isinstance(container, ScriptObject):
+        return container.get_item(index)  # a match: `m[1]`, `m["name"]`
     raise ScriptError("TypeError", f"'{type_name(container)}' object is not subscriptable")
 
 

@@ -32,7 +32,7 @@ from .errors import FatalError, ScriptError
 from .limits import Limits
 from .records import Record
 from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, FrozenSet,
-                     LazyAwaitable, MatchValue, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, UnboundMethod,
+                     LazyAwaitable, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, ScriptObject, UnboundMethod,
                      cpython_type_name, type_name)
 
 PYTHON_TO_DWF = {
@@ -55,7 +55,7 @@ _READONLY_REFUSED = frozenset({"clear", "pop", "popitem", "setdefault", "update"
 _INTERNAL_NAMES = {
     "ScriptFunction": "function", "LazyAwaitable": "awaitable", "ActorHandle": "Agent", "BuiltinFunction": "builtin_function",
     "BoundMethod": "builtin_function", "OrderedSet": "set", "ExceptionType": "type", "Facade": "facade", "Module": "module",
-    "DwfIterator": "iterator", "MatchValue": "re.Match", "Record": "record", "ReadOnlyMapping": "dict", "ScriptError": "Exception",
+    "DwfIterator": "iterator", "MatchValue": "re.Match", "PatternValue": "re.Pattern", "Record": "record", "ReadOnlyMapping": "dict", "ScriptError": "Exception",
     "FrozenSet": "frozenset", "UnboundMethod": "method_descriptor",
 }
 _INTERNAL_NAME = re.compile(r"'(" + "|".join(_INTERNAL_NAMES) + r")'")
@@ -134,10 +134,8 @@ def get_attribute(value: Any, attr: str) -> Any:
         if attr in value.members:
             return value.members[attr]
         raise misuse(f"module `{value.name}` has no allowed member `{attr}`")
-    if isinstance(value, MatchValue):
-        if attr in B.MATCH_METHODS:
-            return BoundMethod(value, attr, getattr(value, attr))
-        raise misuse(f"a match has no allowed attribute `{attr}`")
+    if isinstance(value, ScriptObject):
+        return value.get_attribute(attr)
     if isinstance(value, ScriptError) and attr == "args":
         return value.args_value
     if isinstance(value, Facade):
@@ -631,7 +629,7 @@ def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -
     elif isinstance(value, range):
         put(f"range({value.start}, {value.stop})" if value.step == 1 else f"range({value.start}, {value.stop}, {value.step})")
     elif isinstance(value, ScriptError):
-        put(f"{value.type_name}(")
+        put(f"{value.type_name.rpartition('.')[2]}(")  # `re.error` shows as `error(...)`, as in CPython
         for index, arg in enumerate(value.args_value):
             put(", " if index else "")
             _repr_into(arg, out, seen, budget, limits)
@@ -643,7 +641,7 @@ def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -
             _repr_into(field, out, seen, budget, limits)
         put(")")
     elif isinstance(value, (ScriptFunction, LazyAwaitable, ActorHandle, Module, BuiltinFunction, BoundMethod,
-                            UnboundMethod, ExceptionType, Facade, MatchValue, DwfIterator)):
+                            UnboundMethod, ExceptionType, Facade, ScriptObject, DwfIterator)):
         put(repr(value))
     else:
         put(f"<{type_name(value)}>")

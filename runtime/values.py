@@ -1,7 +1,8 @@
 """This module defines the values a script can hold besides plain data (None, bool, int, float,
 str, list, tuple, dict, range, slice): insertion-ordered sets and frozensets, script functions,
 lazy awaitables, actor handles, modules, builtin functions, methods referenced through their type
-(`str.lower`) and exception types. Records live in `runtime.records`.
+(`str.lower`) and exception types, and `ScriptObject`, the base of the types other modules
+define (patterns and matches: `runtime.regex`). Records live in `runtime.records`.
 
 Nothing else ever reaches script code: the sandbox (`runtime.sandbox`) only hands out values of
 these types, and every attribute access, call and operator on them goes through it.
@@ -190,44 +191,22 @@ class DwfIterator:
         return f"<{self.name} object>"
 
 
-class MatchValue:
-    """A regular-expression match as plain data (the subject string, the span of every group and
-    the group names), exposing only group/groups/groupdict/start/end/span like `re.Match`."""
+class ScriptObject:
+    """Base of the value types defined above the sandbox (regular-expression patterns and
+    matches, `runtime.regex`): the sandbox asks the value itself for its allow-listed
+    attributes and items, and `type_name` is the name scripts see in messages."""
 
-    __slots__ = ("_string", "_spans", "_names")
+    __slots__ = ()
+    type_name = "object"
 
-    def __init__(self, string: str, spans: list, names: dict):
-        self._string, self._spans, self._names = string, [tuple(s) for s in spans], dict(names)
+    def get_attribute(self, name: str) -> Any:
+        """The attribute `name`, or the fatal misuse the sandbox raises for one not allowed."""
+        raise NotImplementedError
 
-    def _index(self, group) -> int:
-        if isinstance(group, str) and group in self._names:
-            return self._names[group]
-        if isinstance(group, int) and not isinstance(group, bool) and 0 <= group < len(self._spans):
-            return group
-        raise IndexError("no such group")
+    def get_item(self, key: Any) -> Any:
+        from .errors import ScriptError
 
-    def _text(self, index: int, default=None):
-        start, end = self._spans[index]
-        return default if start < 0 else self._string[start:end]
-
-    def group(self, *groups):
-        if len(groups) <= 1:
-            return self._text(self._index(groups[0] if groups else 0))
-        return tuple(self._text(self._index(g)) for g in groups)
-
-    def groups(self, default=None):
-        return tuple(self._text(i, default) for i in range(1, len(self._spans)))
-
-    def groupdict(self, default=None):
-        return {name: self._text(index, default) for name, index in self._names.items()}
-
-    def start(self, group=0): return self._spans[self._index(group)][0]
-    def end(self, group=0): return self._spans[self._index(group)][1]
-    def span(self, group=0): return self._spans[self._index(group)]
-
-    def __repr__(self) -> str:
-        start, end = self._spans[0]
-        return f"<re.Match object; span=({start}, {end}), match={self._string[start:end]!r}>"
+        raise ScriptError("TypeError", f"'{self.type_name}' object is not subscriptable")
 
 
 class ScriptFunction:
@@ -440,8 +419,8 @@ def type_name(value: Any) -> str:
         return "builtin_function"
     if isinstance(value, DwfIterator):
         return value.name
-    if isinstance(value, MatchValue):
-        return "re.Match"
+    if isinstance(value, ScriptObject):
+        return value.type_name
     if isinstance(value, ExceptionType):
         return "type"
     return {int: "int", float: "float", str: "str", list: "list", tuple: "tuple", dict: "dict",

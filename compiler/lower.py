@@ -74,6 +74,8 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering):
         self._schema_builder_factory = schema_builder_factory
         self._schema_builder = None
         self.typeddicts: dict[str, cst.ClassDef] = {}
+        self.exception_classes: dict[str, cst.ClassDef] = {}  # top-level classes derived from an exception type
+        self.in_except_type = False  # lowering the type of an `except` clause (where `BaseException` may be named)
         self.typing_names: dict[str, str] = {}
         self.type_aliases: set[str] = set()
 
@@ -123,6 +125,27 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering):
         for statement in module.body:
             if isinstance(statement, cst.ClassDef) and self._is_typeddict(statement):
                 self.typeddicts[statement.name.value] = statement
+        classes = [s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value not in self.typeddicts]
+        grown = True
+        while grown:  # a class may derive from another exception class of the script, declared anywhere
+            grown = False
+            for statement in classes:
+                if statement.name.value not in self.exception_classes and self.has_exception_base(statement):
+                    self.exception_classes[statement.name.value] = statement
+                    grown = True
+
+    def has_exception_base(self, node: cst.ClassDef) -> bool:
+        """Whether a class names an exception class among its bases: a builtin exception type,
+        `json.JSONDecodeError` or an exception class of the script."""
+        for base in node.bases:
+            value = base.value
+            if isinstance(value, cst.Name) and (value.value in self.exception_classes or (
+                    value.value in B.EXCEPTION_TYPES and value.value not in self.scope.module().bindings)):
+                return True
+            if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and \
+                    (value.value.value, value.attr.value) in B.MODULE_EXCEPTION_TYPES:
+                return True
+        return False
 
     def _find_type_aliases(self, module: cst.Module) -> None:
         """Top-level names bound once to a type expression (`Severity = Literal["low", "high"]`)
@@ -232,7 +255,8 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering):
         if kinds == {IMPORT_DWF} and name in F.FACADE_NAMES:
             return ir.FACADE
         if kinds == {CLASS}:
-            return ir.UNDEFINED  # a rejected class; already diagnosed
+            # An exception class is a top-level variable; any other class was rejected.
+            return ir.GLOBAL if name in self.exception_classes else ir.UNDEFINED
         return ir.GLOBAL
 
     def _check_name(self, name: str, node: cst.CSTNode) -> bool:

@@ -18,7 +18,8 @@ from typing import Any
 
 from dwf.grammar import builtins as B
 
-from .errors import SCRIPT_EXCEPTION_PARENTS, ScriptError, is_subclass
+from .errors import ScriptError
+from .exceptions import json_decode_error
 from .records import Record
 from .sandbox import (BINARY, charge, charge_walk, check_int, check_items, check_string, check_tuple,
                       display, dwf_repr, iterable, limit_error, to_json, work)
@@ -303,7 +304,7 @@ def b_isinstance(interp, args, kwargs):
             if isinstance(value, ISINSTANCE_TYPES[kind.name]):
                 return True
         elif isinstance(kind, ExceptionType):
-            if isinstance(value, ScriptError) and is_subclass(value.type_name, kind.name):
+            if isinstance(value, ScriptError) and value.is_a(kind.name):
                 return True
         else:
             raise ScriptError("TypeError", "isinstance() arg 2 must be a type or a tuple of types")
@@ -349,9 +350,11 @@ def m_json_loads(interp, args, kwargs):
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as error:
-        raise ScriptError("ValueError", f"invalid JSON: {error}") from None
+        raise json_decode_error(error.msg, error.doc, error.pos) from None
+    except _NotJson as error:
+        raise _constant_error(text, str(error)) from None
     except RecursionError:
-        raise ScriptError("ValueError", "invalid JSON: nested too deeply") from None
+        raise ScriptError("RecursionError", "maximum recursion depth exceeded while decoding a JSON document") from None
     if text.count(",") >= interp.limits.items:  # only then can one array or object be too long
         stack = [data]
         while stack:
@@ -362,8 +365,21 @@ def m_json_loads(interp, args, kwargs):
     return data
 
 
+class _NotJson(Exception):
+    """`json.loads` met `NaN`, `Infinity` or `-Infinity`, which CPython accepts and JSON does not."""
+
+
 def _reject_constant(name):
-    raise ScriptError("ValueError", f"invalid JSON: {name} is not JSON")
+    raise _NotJson(name)
+
+
+# A JSON string, or a constant outside strings (everything before the first constant parsed).
+_JSON_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+def _constant_error(text: str, name: str) -> ScriptError:
+    position = next((m.start(1) for m in _JSON_CONSTANT.finditer(text) if m.group(1)), 0)
+    return json_decode_error(f"{name} is not valid JSON", text, position)
 
 
 class RegexOver(Exception):
@@ -582,7 +598,8 @@ def _math(name):
 
 
 def make_modules() -> dict[str, Module]:
-    json_members = {"dumps": BuiltinFunction("json.dumps", m_json_dumps), "loads": BuiltinFunction("json.loads", m_json_loads)}
+    json_members = {"dumps": BuiltinFunction("json.dumps", m_json_dumps), "loads": BuiltinFunction("json.loads", m_json_loads),
+                    "JSONDecodeError": ExceptionType("JSONDecodeError")}
     re_members = {}
     for name in ("match", "search", "fullmatch", "findall", "sub", "split"):
         re_members[name] = BuiltinFunction(f"re.{name}", _regex(name))
@@ -599,6 +616,6 @@ def make_modules() -> dict[str, Module]:
 
 def make_builtins() -> dict[str, Any]:
     values: dict[str, Any] = {name: BuiltinFunction(name, impl) for name, impl in BUILTIN_IMPLS.items()}
-    for name in SCRIPT_EXCEPTION_PARENTS:
+    for name in B.EXCEPTION_TYPES:
         values[name] = ExceptionType(name)
     return values

@@ -17,35 +17,50 @@ if TYPE_CHECKING:
 
 
 def bind_arguments(fn: ScriptFunction, params: tuple, args: list, kwargs: dict, limits: Limits) -> dict:
+    """The frame variables of a call of `fn`. A call that does not fit raises CPython's
+    TypeError, checked in CPython's order: keywords first, then surplus and missing
+    positionals, named by the function's qualified name (`outer.<locals>.inner()`)."""
     values: dict[str, Any] = {}
-    positional = list(args)
     plain = [p for p in params if p.kind == "plain"]
     star = next((p for p in params if p.kind == "star"), None)
     double_star = next((p for p in params if p.kind == "double_star"), None)
     defaults = fn.defaults
-    for index, param in enumerate(plain):
-        if positional:
-            values[param.name] = positional.pop(0)
-        elif param.name in kwargs:
-            values[param.name] = kwargs.pop(param.name)
-        elif index in defaults:
-            values[param.name] = defaults[index]
+    name = fn.qualname
+    names = {param.name for param in plain}
+    for index, param in enumerate(plain[:len(args)]):
+        values[param.name] = args[index]
+    extra: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key in values:
+            raise ScriptError("TypeError", f"{name}() got multiple values for argument '{key}'")
+        if key in names:
+            values[key] = value
+        elif double_star is None:
+            raise ScriptError("TypeError", f"{name}() got an unexpected keyword argument '{key}'")
         else:
-            raise ScriptError("TypeError", f"{fn.name}() missing required argument '{param.name}'")
-        if param.name in kwargs:
-            raise ScriptError("TypeError", f"{fn.name}() got multiple values for argument '{param.name}'")
-    if positional:
-        if star is None:
-            raise ScriptError("TypeError", f"{fn.name}() takes {len(plain)} positional arguments but {len(args)} were given")
-        values[star.name] = sandbox.check_tuple(tuple(positional), limits)
-    elif star is not None:
-        values[star.name] = ()
-    if kwargs:
-        if double_star is None:
-            raise ScriptError("TypeError", f"{fn.name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        values[double_star.name] = dict(kwargs)
-    elif double_star is not None:
-        values[double_star.name] = {}
+            extra[key] = value
+    if len(args) > len(plain) and star is None:
+        required = len(plain) - len(defaults)
+        takes = (f"{len(plain)} positional argument{'' if len(plain) == 1 else 's'}" if required == len(plain)
+                 else f"from {required} to {len(plain)} positional arguments")
+        raise ScriptError("TypeError", f"{name}() takes {takes} but {len(args)} {'was' if len(args) == 1 else 'were'} given")
+    missing = []
+    for index, param in enumerate(plain):
+        if param.name not in values:
+            if index in defaults:
+                values[param.name] = defaults[index]
+            else:
+                missing.append(param.name)
+    if missing:
+        quoted = [f"'{m}'" for m in missing]
+        listed = quoted[0] if len(quoted) == 1 else " and ".join(quoted) if len(quoted) == 2 else \
+            ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+        raise ScriptError("TypeError", f"{name}() missing {len(missing)} required positional "
+                                       f"argument{'' if len(missing) == 1 else 's'}: {listed}")
+    if star is not None:
+        values[star.name] = sandbox.check_tuple(tuple(args[len(plain):]), limits)
+    if double_star is not None:
+        values[double_star.name] = extra
     return values
 
 

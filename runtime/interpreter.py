@@ -37,12 +37,13 @@ from . import sandbox
 from .builtins import make_builtins, make_modules
 from .calls import bind_arguments, call_method
 from .errors import DwfError, FatalError, ScriptError
+from .exceptions import instantiate
 from .frames import (_PYTHON_ERRORS, Code, Frame_, _collect_args, _convert, _ev, _get_item, _has_effects, _iterate,
                      _made, _mapping, _out_of_memory, _Return, _sync_or_async, _with_frame, unbound)
 from .limits import Limits
 from .statements import StatementCompiler
 from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable, OrderedSet,
-                     ReadOnlyMapping, ScriptFunction, type_name)
+                     ReadOnlyMapping, ScriptFunction, class_name, type_name)
 
 # Python frames used per script call level are well below this; DWF's own recursion limit
 # (Limits.recursion) stops scripts long before Python's would.
@@ -114,9 +115,7 @@ class Interpreter:
             finally:
                 self.caller = previous
         if isinstance(fn, ExceptionType):
-            if kwargs:
-                raise ScriptError("TypeError", f"{fn.name}() takes no keyword arguments")
-            return ScriptError(fn.name, sandbox.exception_message(fn.name, tuple(args)), args=tuple(args))
+            return instantiate(fn, args, kwargs)
         raise ScriptError("TypeError", f"'{type_name(fn)}' object is not callable")
 
     def _new_frame(self, fn: ScriptFunction, args: list, kwargs: dict, caller: Frame_ | None, call_id: str) -> Frame_:
@@ -166,6 +165,7 @@ class Compiler(StatementCompiler):
     def __init__(self, interp: Interpreter):
         self.interp = interp
         self.counters: dict[str, int] = {}
+        self.enclosing: list[str] = []  # qualified names of the functions being compiled
 
     def number(self, kind: str) -> str:
         self.counters[kind] = self.counters.get(kind, 0) + 1
@@ -233,7 +233,7 @@ class Compiler(StatementCompiler):
                 try:
                     return frame.vars[name]
                 except KeyError:
-                    raise unbound(name) from None
+                    raise unbound(name, ir.LOCAL) from None
             return load_local, False
         if scope == ir.FREE:
             def load_free(frame):
@@ -245,7 +245,7 @@ class Compiler(StatementCompiler):
                     current = current.parent
                 if name in interp.globals:
                     return interp.globals[name]
-                raise unbound(name)
+                raise unbound(name, ir.FREE)
             return load_free, False
         if scope in (ir.GLOBAL, ir.MODULE):
             globals_ = interp.globals
@@ -254,7 +254,7 @@ class Compiler(StatementCompiler):
                 try:
                     return globals_[name]
                 except KeyError:
-                    raise unbound(name) from None
+                    raise unbound(name, ir.GLOBAL) from None
             return load_global, False
         if scope == ir.BUILTIN:
             value = interp.builtins[name]
@@ -456,11 +456,16 @@ class Compiler(StatementCompiler):
     def e_lambda(self, node: ir.Lambda) -> Code:
         params = node.params
         defaults = [(i, self.expr(p.default)) for i, p in enumerate(p for p in params if p.kind == "plain") if p.default is not None]
-        body = self.expr(node.body)[0]
+        qualname = self.qualname("<lambda>")
+        self.enclosing.append(qualname)
+        try:
+            body = self.expr(node.body)[0]
+        finally:
+            self.enclosing.pop()
 
         def run(frame):
             values = {index: code[0](frame) for index, code in defaults}
-            return ScriptFunction("<lambda>", (params, body, True), frame, values, False)
+            return ScriptFunction("<lambda>", (params, body, True), frame, values, False, qualname)
         return run, False
 
     def e_await(self, node: ir.Await) -> Code:
@@ -715,6 +720,15 @@ class Compiler(StatementCompiler):
 
         return compile_facade_call(self, node)
 
+    def e_type_name(self, node: ir.TypeName) -> Code:
+        value = self.expr(node.value)
+        if value[1]:
+            async def run_async(frame):
+                return class_name(await value[0](frame))
+            return run_async, True
+        fn = value[0]
+        return (lambda frame: class_name(fn(frame))), False
+
     def e_invalid(self, node: ir.Invalid) -> Code:
         raise TypeError(f"invalid IR reached the interpreter: {node.what}")
 
@@ -743,7 +757,7 @@ STATEMENTS: dict[type, Callable] = {
     ir.AnnAssign: Compiler.s_ann_assign, ir.AugAssign: Compiler.s_aug_assign, ir.If: Compiler.s_if,
     ir.For: Compiler.s_for, ir.While: Compiler.s_while, ir.Try: Compiler.s_try, ir.Raise: Compiler.s_raise,
     ir.Assert: Compiler.s_assert, ir.Delete: Compiler.s_delete, ir.FunctionDef: Compiler.s_function,
-    ir.Phase: Compiler.s_phase, ir.Import: Compiler.s_import,
+    ir.Phase: Compiler.s_phase, ir.Import: Compiler.s_import, ir.ExceptionClass: Compiler.s_exception_class,
 }
 EXPRESSIONS: dict[type, Callable] = {
     ir.Const: Compiler.e_const, ir.Name: Compiler.e_name, ir.FString: Compiler.e_fstring,
@@ -754,5 +768,6 @@ EXPRESSIONS: dict[type, Callable] = {
     ir.Tuple: Compiler.e_tuple, ir.Set: Compiler.e_set, ir.Dict: Compiler.e_dict,
     ir.ListComp: Compiler.e_comprehension, ir.SetComp: Compiler.e_comprehension,
     ir.GeneratorExp: Compiler.e_comprehension, ir.DictComp: Compiler.e_comprehension,
-    ir.Call: Compiler.e_call, ir.FacadeCall: Compiler.e_facade, ir.Invalid: Compiler.e_invalid,
+    ir.Call: Compiler.e_call, ir.FacadeCall: Compiler.e_facade, ir.TypeName: Compiler.e_type_name,
+    ir.Invalid: Compiler.e_invalid,
 }

@@ -9,7 +9,8 @@ from typing import Any, Callable
 from dwf.compiler import ir
 
 from . import sandbox
-from .errors import ScriptError, is_subclass
+from .errors import ScriptError
+from .exceptions import instantiate
 from .frames import (_PYTHON_ERRORS, Code, Frame_, _Break, _Continue, _convert, _del_item, _ev, _get_item,
                      _has_effects, _iterate, _Return, _set_item, _sync_or_async, _unpack, unbound)
 from .values import ExceptionType, ScriptFunction
@@ -264,8 +265,8 @@ class StatementCompiler:
             kinds = kind_value if isinstance(kind_value, tuple) else (kind_value,)
             for kind in kinds:
                 if not isinstance(kind, ExceptionType):
-                    raise ScriptError("TypeError", "catching classes that are not exception types is not allowed")
-                if is_subclass(error.type_name, kind.name):
+                    raise ScriptError("TypeError", "catching classes that do not inherit from BaseException is not allowed")
+                if error.is_a(kind.name):
                     return True
             return False
 
@@ -284,6 +285,8 @@ class StatementCompiler:
                                 await _ev(handler_body, frame)
                             finally:
                                 frame.handling.pop()
+                                if name is not None:  # as CPython: the name is unbound after the handler
+                                    frame.vars.pop(name, None)
                             break
                     else:
                         raise error from None
@@ -307,6 +310,8 @@ class StatementCompiler:
                                 handler_body[0](frame)
                             finally:
                                 frame.handling.pop()
+                                if name is not None:  # as CPython: the name is unbound after the handler
+                                    frame.vars.pop(name, None)
                             break
                     else:
                         raise error from None
@@ -329,12 +334,12 @@ class StatementCompiler:
         def build(frame, value):
             if value is None:
                 if not frame.handling:
-                    raise ScriptError("TypeError", "no active exception to re-raise")
+                    raise ScriptError("RuntimeError", "No active exception to reraise")
                 raise frame.handling[-1]
             if isinstance(value, ExceptionType):
-                value = ScriptError(value.name, "")
+                value = instantiate(value, [], {})
             if not isinstance(value, ScriptError):
-                raise ScriptError("TypeError", "exceptions must be exception types or values")
+                raise ScriptError("TypeError", "exceptions must derive from BaseException")
             raise value
 
         if exc is None:
@@ -359,14 +364,18 @@ class StatementCompiler:
         test = self.expr(node.test)
         msg = self.expr(node.msg) if node.msg is not None else None
 
+        def failure(message_value, has_message: bool) -> ScriptError:
+            if not has_message:
+                return ScriptError("AssertionError", "")
+            return ScriptError("AssertionError", sandbox.display(message_value, limits), args=(message_value,))
+
         async def run_async(frame):
             if not await _ev(test, frame):
-                message = sandbox.display(await _ev(msg, frame), limits) if msg else ""
-                raise ScriptError("AssertionError", message)
+                raise failure(await _ev(msg, frame) if msg else None, msg is not None)
 
         def run(frame):
             if not test[0](frame):
-                raise ScriptError("AssertionError", sandbox.display(msg[0](frame), limits) if msg else "")
+                raise failure(msg[0](frame) if msg else None, msg is not None)
         return (run_async, True) if _sync_or_async([test] + ([msg] if msg else [])) else (run, False)
 
     def s_delete(self, node: ir.Delete) -> Code:
@@ -404,21 +413,41 @@ class StatementCompiler:
         def delete(frame):
             scope = interp.globals if target.scope == ir.GLOBAL else frame.vars
             if name not in scope:
-                raise unbound(name)
+                raise unbound(name, target.scope)
             del scope[name]
         return delete
 
     def s_function(self, node: ir.FunctionDef) -> Code:
         params = node.params
         defaults = [(i, self.expr(p.default)) for i, p in enumerate(p for p in params if p.kind == "plain") if p.default is not None]
-        body = self.block(node.body)
+        qualname = self.qualname(node.name)
+        self.enclosing.append(qualname)
+        try:
+            body = self.block(node.body)
+        finally:
+            self.enclosing.pop()
         store = self.store(ir.Name(node.span, node.name, node.scope))
         name, is_async = node.name, node.is_async
 
         def run(frame):
             values = {index: code[0](frame) for index, code in defaults}
-            store(frame, ScriptFunction(name, (params, body if is_async else body[0], False), frame, values, is_async))
+            store(frame, ScriptFunction(name, (params, body if is_async else body[0], False), frame, values, is_async, qualname))
         return run, False
+
+    def s_exception_class(self, node: ir.ExceptionClass) -> Code:
+        base_code = self.expr(node.base)
+        globals_, name = self.interp.globals, node.name
+
+        def run(frame):
+            base = base_code[0](frame)
+            if not isinstance(base, ExceptionType):  # the compiler only lets exception classes through
+                raise ScriptError("TypeError", f"the base of `{name}` is not an exception class")
+            globals_[name] = ExceptionType(name, (name, *base.lineage))
+        return run, False
+
+    def qualname(self, name: str) -> str:
+        """CPython's `__qualname__` of a function defined here (`outer.<locals>.inner`)."""
+        return f"{self.enclosing[-1]}.<locals>.{name}" if self.enclosing else name
 
     def s_phase(self, node: ir.Phase) -> Code:
         host, name = self.interp.host, node.name

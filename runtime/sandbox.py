@@ -84,6 +84,11 @@ def exception_message(lineage: tuple[str, ...], args: tuple) -> str:
         return ""
     if len(args) == 1:
         return dwf_repr(args[0]) if "KeyError" in lineage else display(args[0])
+    if "OSError" in lineage and len(args) <= 5:  # (errno, strerror[, filename[, winerror[, filename2]]])
+        text = f"[Errno {display(args[0])}] {display(args[1])}"
+        if len(args) >= 3:
+            text += f": {dwf_repr(args[2])}"
+        return text + (f" -> {dwf_repr(args[4])}" if len(args) == 5 else "")
     return dwf_repr(tuple(args))
 
 

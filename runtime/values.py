@@ -370,6 +370,8 @@ def type_name(value: Any) -> str:
     if isinstance(value, ScriptError):
         return value.type_name
     if isinstance(value, BuiltinFunction):
+        if value.name.startswith(("json.", "re.")):  # written in Python in CPython
+            return "function"
         return "type" if value.name in PYTHON_TYPES else "builtin_function_or_method"
     if isinstance(value, BoundMethod):
         return "builtin_function_or_method"

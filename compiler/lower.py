@@ -17,11 +17,12 @@ The walk does four jobs at once, so the tree is traversed a single time:
 4. **Facts** for the effect rules (`compiler.effects`): actors, artifacts, report tags, phases
    and what each phase and helper function contains.
 
-`Lowerer` is assembled from three mixins that share this one walk's state, all of it defined in
+`Lowerer` is assembled from four mixins that share this one walk's state, all of it defined in
 `Lowerer.__init__`: `StatementLowering` (`compiler.lower_statements`: blocks, statements,
 definitions, imports, assignment targets), `ExpressionLowering` (`compiler.lower_expressions`:
-expressions and calls) and `FacadeLowering` (`compiler.lower_facade`: facade recognition, facade
-calls and their sites, awaitables never awaited). This module adds the state, the pre-passes
+expressions and calls), `FacadeLowering` (`compiler.lower_facade`: facade recognition, facade
+calls and their sites, awaitables never awaited) and `ExceptionClassLowering`
+(`compiler.lower_exceptions`: exception class declarations). This module adds the state, the pre-passes
 that run before the walk (typing names, TypedDicts, type aliases, the meta block) and name
 resolution.
 """
@@ -39,6 +40,7 @@ from dwf.grammar import facade as F
 from . import ir
 from .diagnostics import DiagnosticSink
 from .effects import Facts
+from .lower_exceptions import ExceptionClassLowering
 from .lower_expressions import ExpressionLowering
 from .lower_facade import FacadeLowering
 from .lower_statements import StatementLowering, assigns_meta
@@ -49,7 +51,7 @@ from .scopes import CLASS, IMPORT_DWF, IMPORT_MODULE, IMPORT_TYPING, Binding, Sc
 from .source import Span
 
 
-class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering):
+class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionClassLowering):
     """Lowers one parsed script to IR; see the module docstring."""
 
     def __init__(self, parsed: ParsedModule, sink: DiagnosticSink, schema_builder_factory: Callable | None = None):
@@ -125,27 +127,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering):
         for statement in module.body:
             if isinstance(statement, cst.ClassDef) and self._is_typeddict(statement):
                 self.typeddicts[statement.name.value] = statement
-        classes = [s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value not in self.typeddicts]
-        grown = True
-        while grown:  # a class may derive from another exception class of the script, declared anywhere
-            grown = False
-            for statement in classes:
-                if statement.name.value not in self.exception_classes and self.has_exception_base(statement):
-                    self.exception_classes[statement.name.value] = statement
-                    grown = True
-
-    def has_exception_base(self, node: cst.ClassDef) -> bool:
-        """Whether a class names an exception class among its bases: a builtin exception type,
-        `json.JSONDecodeError` or an exception class of the script."""
-        for base in node.bases:
-            value = base.value
-            if isinstance(value, cst.Name) and (value.value in self.exception_classes or (
-                    value.value in B.EXCEPTION_TYPES and value.value not in self.scope.module().bindings)):
-                return True
-            if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and \
-                    (value.value.value, value.attr.value) in B.MODULE_EXCEPTION_TYPES:
-                return True
-        return False
+        self.find_exception_classes(module)
 
     def _find_type_aliases(self, module: cst.Module) -> None:
         """Top-level names bound once to a type expression (`Severity = Literal["low", "high"]`)

@@ -48,9 +48,6 @@ UNSUPPORTED_STATEMENTS = {
     cst.TryStar: "except*",
 }
 SIMPLE_STATEMENTS = {cst.Pass: ir.Pass, cst.Break: ir.Break, cst.Continue: ir.Continue}
-# Class names that read as exceptions (`RetryError`, `ReviewFailed`): their diagnostics speak of
-# exception classes even when the base is misspelt.
-EXCEPTION_SUFFIXES = ("Error", "Exception", "Failed", "Failure", "Exceeded")
 
 
 class StatementLowering:
@@ -411,8 +408,8 @@ class StatementLowering:
         if self._is_typeddict(node):
             self.report(X.NotTopLevel, self._head_span(node), what="TypedDict declarations")
             return None
-        if self.exception_classes.get(name) is node or self._exception_like(node):
-            return self._exception_class(node)
+        if self.exception_classes.get(name) is node or self.is_exception_like(node):
+            return self.lower_exception_class(node)
         for base in node.bases:
             if base.keyword is None and isinstance(base.value, cst.Name) and self._resolve(base.value.value) == ir.UNDEFINED:
                 self._report_undefined(base.value, base.value.value)
@@ -427,70 +424,6 @@ class StatementLowering:
         self.report(X.NonTypedDictClass, self._head_span(node),
                     detail=f"The class `{name}` is not a TypedDict; DWF only allows `class {name}(TypedDict)` declarations")
         return None
-
-    def _exception_like(self, node: cst.ClassDef) -> bool:
-        """An exception class, or a class that reads like one (`class RetryError(Exceptoin)`), so
-        its diagnostics speak of exception classes, never of TypedDicts."""
-        bases = [_dotted(b.value) for b in node.bases]
-        return self.has_exception_base(node) or any(n.endswith(EXCEPTION_SUFFIXES) for n in [node.name.value, *bases]) \
-            or any(difflib.get_close_matches(b, B.EXCEPTION_TYPES, n=1, cutoff=0.8) for b in bases)
-
-    def _exception_class(self, node: cst.ClassDef) -> ir.Stmt | None:
-        """`class Name(Base): pass` (or a docstring) with an exception class as its only base."""
-        name = node.name.value
-        head = self._head_span(node)
-        self._check_name(name, node.name)
-        if not self.at_top_level:
-            self.report(X.NotTopLevel, head, what="Exception class declarations")
-        hint = f"pass details as arguments: `raise {name}(f\"...\")`, and read them back with `str(e)` or `e.args`"
-        positional = []
-        for base in (*node.bases, *node.keywords):
-            if base.keyword is not None or base.star:
-                self.report(X.ExceptionClassShape, base, detail=f"An exception class takes no keywords or unpacking "
-                            f"(`{self.code(base).strip(', ')}`)", hint=f"write `class {name}(Exception):`")
-            else:
-                positional.append(base.value)
-        if len(positional) != 1:
-            self.report(X.ExceptionClassShape, positional[1] if len(positional) > 1 else head,
-                        detail=f"The exception class `{name}` must have exactly one base class",
-                        hint=f"derive from one exception type, e.g. `class {name}(ValueError):`")
-        base_expr = None
-        if positional:
-            base = positional[0]
-            if isinstance(base, cst.Attribute) and (_dotted(base.value), base.attr.value) in B.MODULE_EXCEPTION_TYPES:
-                self.report(X.ExceptionClassShape, base, detail=f"`{_dotted(base)}` cannot be subclassed: its "
-                            "exceptions carry the parser's position", hint=f"derive from `ValueError`: `class {name}(ValueError):`")
-            else:
-                base_expr = self.expr(base)
-                known = isinstance(base_expr, ir.Name) and (
-                    (base_expr.scope == ir.BUILTIN and base_expr.id in B.EXCEPTION_TYPES)
-                    or (base_expr.scope == ir.GLOBAL and base_expr.id in self.exception_classes))
-                if not known and not (isinstance(base_expr, ir.Name) and base_expr.scope == ir.UNDEFINED):
-                    self.report(X.ExceptionClassShape, base, detail=f"The base `{self.code(base)}` of `{name}` is not "
-                                "an exception class", hint="derive from `Exception` or another exception class")
-                    base_expr = None
-        if name in B.BUILTINS or name in B.FORBIDDEN_BUILTINS or name in F.FACADE_NAMES:
-            self.report(X.ExceptionClassShape, node.name, detail=f"The exception class `{name}` would shadow the builtin "
-                        f"`{name}`", hint="give the class a name of its own, e.g. `Retry" + name + "`")
-        if len(self.scope.module().bindings.get(name, ())) > 1 and self.at_top_level:
-            self.report(X.ExceptionClassShape, node.name, detail=f"`{name}` is bound more than once; an exception "
-                        "class is declared once and never reassigned", hint="give each class and variable its own name")
-        for statement in _class_body(node):
-            if isinstance(statement, cst.Pass) or (isinstance(statement, cst.Expr) and isinstance(
-                    statement.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis))):
-                continue
-            if isinstance(statement, cst.AnnAssign):
-                self.report(X.ExceptionClassShape, statement, detail=f"The exception class `{name}` declares the field "
-                            f"`{self.code(statement.target)}`; an exception class holds only a docstring or `pass`",
-                            hint=hint)
-            else:
-                what = f"the method `{statement.name.value}`" if isinstance(statement, cst.FunctionDef) else \
-                    "an assignment" if isinstance(statement, (cst.Assign, cst.AugAssign)) else f"a `{type(statement).__name__}` statement"
-                self.report(X.NonTypedDictClass, statement, detail=f"The exception class `{name}` may hold only a docstring "
-                            f"or `pass`, not {what}", help=hint)
-        if base_expr is None:
-            return None
-        return ir.ExceptionClass(self.span(node), name, base_expr)
 
     def stmt_global(self, node: cst.CSTNode) -> None:
         return self.lower_statement_unsupported(node, "global" if isinstance(node, cst.Global) else "nonlocal")
@@ -576,14 +509,6 @@ def _is_field_body(node: cst.ClassDef) -> bool:
             continue
         return False
     return True
-
-
-def _class_body(node: cst.ClassDef) -> list[cst.CSTNode]:
-    """The statements of a class body, simple statements split out of their lines."""
-    if isinstance(node.body, cst.SimpleStatementSuite):
-        return list(node.body.body)
-    return [small for line in node.body.body
-            for small in (line.body if isinstance(line, cst.SimpleStatementLine) else [line])]
 
 
 def _is_literal_default(value: ir.Expr) -> bool:

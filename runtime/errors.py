@@ -62,6 +62,9 @@ def is_subclass(name: str, parent: str) -> bool:
     return parent in builtin_lineage(name)
 
 
+MAX_FRAMES = 1000  # traceback lines kept per error
+
+
 @dataclass
 class Frame:
     """One line of a DWF traceback: where in the script, and in which helper or site."""
@@ -86,7 +89,9 @@ class DwfError(Exception):
         self.frames: list[Frame] = frames or []
 
     def add_frame(self, frame: Frame) -> None:
-        if not self.frames or self.frames[-1] != frame:
+        # At most MAX_FRAMES, innermost first: an exception re-raised in a loop cannot grow
+        # a traceback without bound.
+        if (not self.frames or self.frames[-1] != frame) and len(self.frames) < MAX_FRAMES:
             self.frames.append(frame)
 
     def traceback(self, source_lines: list[str] | None = None) -> str:

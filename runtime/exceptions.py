@@ -140,9 +140,10 @@ def unbound_free(name: str) -> ScriptError:
 # ---------------------------------------------------------------- exceptions made by scripts
 
 
-def instantiate(kind: ExceptionType, args: list, kwargs: dict) -> ScriptError:
+def instantiate(kind: ExceptionType, args: list, kwargs: dict, limits: Any = None) -> ScriptError:
     """Calling an exception class: `ValueError("bad", 2)`, `RetryError()`. `str(e)` and
-    `e.args` are CPython's (`str(KeyError("k"))` is `"'k'"`, also for a subclass of KeyError)."""
+    `e.args` are CPython's (`str(KeyError("k"))` is `"'k'"`, also for a subclass of KeyError).
+    The message is rendered once, here, within the run's `limits` (rendering is charged)."""
     from .sandbox import exception_message  # the sandbox renders values and imports this module
 
     if kwargs:
@@ -150,7 +151,7 @@ def instantiate(kind: ExceptionType, args: list, kwargs: dict) -> ScriptError:
     if kind.name == "JSONDecodeError":
         return _json_decode_error_call(args)
     values = tuple(args)
-    return ScriptError(kind.name, exception_message(kind.lineage, values), args=values, lineage=kind.lineage)
+    return ScriptError(kind.name, exception_message(kind.lineage, values, limits), args=values, lineage=kind.lineage)
 
 
 def _json_decode_error_call(args: list) -> ScriptError:

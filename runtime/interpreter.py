@@ -115,7 +115,7 @@ class Interpreter:
             finally:
                 self.caller = previous
         if isinstance(fn, ExceptionType):
-            return instantiate(fn, args, kwargs)
+            return instantiate(fn, args, kwargs, self.limits)
         raise ScriptError("TypeError", f"'{type_name(fn)}' object is not callable")
 
     def _new_frame(self, fn: ScriptFunction, args: list, kwargs: dict, caller: Frame_ | None, call_id: str) -> Frame_:

@@ -77,19 +77,19 @@ def to_script_error(error: BaseException) -> ScriptError | None:
     return None
 
 
-def exception_message(lineage: tuple[str, ...], args: tuple) -> str:
+def exception_message(lineage: tuple[str, ...], args: tuple, limits: Limits | None = None) -> str:
     """`str(e)` of an exception of the class with `lineage` built with `args`, as CPython shows
     it: nothing, the one argument's `str` (a KeyError's: its `repr`), or the tuple's `repr`."""
     if not args:
         return ""
     if len(args) == 1:
-        return dwf_repr(args[0]) if "KeyError" in lineage else display(args[0])
+        return dwf_repr(args[0], limits) if "KeyError" in lineage else display(args[0], limits)
     if "OSError" in lineage and len(args) <= 5:  # (errno, strerror[, filename[, winerror[, filename2]]])
-        text = f"[Errno {display(args[0])}] {display(args[1])}"
+        text = f"[Errno {display(args[0], limits)}] {display(args[1], limits)}"
         if len(args) >= 3:
-            text += f": {dwf_repr(args[2])}"
-        return text + (f" -> {dwf_repr(args[4])}" if len(args) == 5 else "")
-    return dwf_repr(tuple(args))
+            text += f": {dwf_repr(args[2], limits)}"
+        return text + (f" -> {dwf_repr(args[4], limits)}" if len(args) == 5 else "")
+    return dwf_repr(tuple(args), limits)
 
 
 def iterable(value: Any) -> Any:

@@ -263,12 +263,9 @@ class StatementCompiler:
 
         def match(error: ScriptError, kind_value) -> bool:
             kinds = kind_value if isinstance(kind_value, tuple) else (kind_value,)
-            for kind in kinds:
-                if not isinstance(kind, ExceptionType):
-                    raise ScriptError("TypeError", "catching classes that do not inherit from BaseException is not allowed")
-                if error.is_a(kind.name):
-                    return True
-            return False
+            if not all(isinstance(kind, ExceptionType) for kind in kinds):  # CPython checks them all first
+                raise ScriptError("TypeError", "catching classes that do not inherit from BaseException is not allowed")
+            return any(error.is_a(kind.name) for kind in kinds)
 
         async def run_async(frame):
             try:
@@ -337,7 +334,7 @@ class StatementCompiler:
                     raise ScriptError("RuntimeError", "No active exception to reraise")
                 raise frame.handling[-1]
             if isinstance(value, ExceptionType):
-                value = instantiate(value, [], {})
+                value = instantiate(value, [], {})  # no arguments: nothing to render
             if not isinstance(value, ScriptError):
                 raise ScriptError("TypeError", "exceptions must derive from BaseException")
             raise value

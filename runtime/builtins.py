@@ -93,7 +93,11 @@ def b_range(interp, args, kwargs):
         if not isinstance(a, int):
             raise ScriptError("TypeError", f"'{type_name(a)}' object cannot be interpreted as an integer")
     r = range(*args)
-    if len(r) > interp.limits.range_items:
+    try:
+        size = len(r)
+    except OverflowError:  # more items than a C ssize_t counts: far past the limit
+        size = interp.limits.range_items + 1
+    if size > interp.limits.range_items:
         raise limit_error("range_items", interp.limits)
     return r
 

@@ -212,8 +212,8 @@ class UnsupportedParameter(Rule):
 class NotTopLevel(Rule):
     """
     ## What it does
-    Reports imports, the `meta` assignment and TypedDict declarations that are not at the top
-    level of the script (inside a function, loop, branch or `try`).
+    Reports imports, the `meta` assignment, TypedDict and exception class declarations that are
+    not at the top level of the script (inside a function, loop, branch or `try`).
 
     ## Why is this bad?
     These are read by the compiler without running the script; a conditional or nested one
@@ -403,6 +403,6 @@ class BaseExceptionOutsideExcept(Rule):
     """
 
     code = "DWF112"
-    name = "base-exception-outside-except"
+    name = "base-exception-outside"
     message = "`BaseException` can only be named in an `except` clause"
     help = "use `Exception` (or a more specific exception type) here"

@@ -110,6 +110,8 @@ CORPUS = [
     error("exception-str-aliased-bomb", "a = [1]\nfor i in range(60):\n    a = [a, a]\ne = ValueError(a)", LIMIT + "the string size limit", line=4),
     error("exception-message-render-loop", "big = list(range(100000))\nwhile True:\n    e = ValueError(big, 1)", LIMIT + "the step limit (200,000)",
           SMALL, line=3),
+    error("range-past-ssize-t", "try:\n    r = range(10 ** 30)\nexcept OverflowError:\n    return 'caught'",
+          LIMIT + "the range size limit (10,000,000)", line=2),
     error("key-error-huge-key", "d = {}\nreturn d['k' * 10 ** 6]", "KeyError: 'kkkk"),
     safe_value("exception-arg-is-exception", "inner = KeyError('k')\nouter = ValueError(inner, inner)\nreturn [str(outer), repr(ValueError(inner))]",
                ["(KeyError('k'), KeyError('k'))", "ValueError(KeyError('k'))"]),

@@ -111,13 +111,14 @@ class FlowAnalysis:
             ir.GeneratorExp: self._comprehension, ir.DictComp: self._comprehension,
             ir.Await: lambda n: self.eval(n.value), ir.NamedExpr: self._named,
             ir.List: self._sequence, ir.Tuple: self._sequence, ir.Set: self._set, ir.Dict: self._dict,
+            ir.TypeName: lambda n: collapse(self.eval(n.value)),
         }
         self._exec = {
             ir.ExprStmt: lambda s: self.eval(s.value), ir.Assign: self._assign_stmt,
             ir.AugAssign: self._aug_assign, ir.AnnAssign: self._ann_assign, ir.If: self._if,
             ir.For: self._for, ir.While: self._while, ir.Try: self._try, ir.Return: self._return,
             ir.Raise: self._raise, ir.Assert: self._assert, ir.Delete: self._delete,
-            ir.FunctionDef: self._function_def,
+            ir.FunctionDef: self._function_def, ir.ExceptionClass: lambda s: self.eval(s.base),
         }
 
     # ------------------------------------------------------------ driver

@@ -227,6 +227,14 @@ class Dict(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class TypeName(Node):
+    """`type(value).__name__`, the one use of `type()` a script may make: the name of the
+    value's type as a str (no type object ever reaches the script)."""
+
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid(Node):
     """Placeholder for a construct that was rejected with a diagnostic."""
 
@@ -236,7 +244,7 @@ class Invalid(Node):
 Expr = Union[
     Const, FString, Name, Attribute, Subscript, Slice, Starred, Call, FacadeCall, BinOp, UnaryOp,
     BoolOp, Compare, IfExp, Lambda, ListComp, SetComp, GeneratorExp, DictComp, Await, NamedExpr,
-    List, Tuple, Set, Dict, Invalid,
+    List, Tuple, Set, Dict, TypeName, Invalid,
 ]
 
 # ---------------------------------------------------------------- statements
@@ -356,6 +364,15 @@ class Phase(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class ExceptionClass(Node):
+    """A top-level `class Name(Base): pass` whose base is an exception class: binds `name` to a
+    new exception class derived from `base` when it runs, like CPython's `class` statement."""
+
+    name: str
+    base: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Import(Node):
     module: str  # "json" | "re" | "math"
     name: str  # the name it is bound to
@@ -363,7 +380,7 @@ class Import(Node):
 
 Stmt = Union[
     ExprStmt, Assign, AugAssign, AnnAssign, If, For, While, Break, Continue, Pass, Return, Try,
-    Raise, Assert, Delete, FunctionDef, Phase, Import,
+    Raise, Assert, Delete, FunctionDef, ExceptionClass, Phase, Import,
 ]
 
 # ---------------------------------------------------------------- program

@@ -17,11 +17,12 @@ The walk does four jobs at once, so the tree is traversed a single time:
 4. **Facts** for the effect rules (`compiler.effects`): actors, artifacts, report tags, phases
    and what each phase and helper function contains.
 
-`Lowerer` is assembled from three mixins that share this one walk's state, all of it defined in
+`Lowerer` is assembled from four mixins that share this one walk's state, all of it defined in
 `Lowerer.__init__`: `StatementLowering` (`compiler.lower_statements`: blocks, statements,
 definitions, imports, assignment targets), `ExpressionLowering` (`compiler.lower_expressions`:
-expressions and calls) and `FacadeLowering` (`compiler.lower_facade`: facade recognition, facade
-calls and their sites, awaitables never awaited). This module adds the state, the pre-passes
+expressions and calls), `FacadeLowering` (`compiler.lower_facade`: facade recognition, facade
+calls and their sites, awaitables never awaited) and `ExceptionClassLowering`
+(`compiler.lower_exceptions`: exception class declarations). This module adds the state, the pre-passes
 that run before the walk (typing names, TypedDicts, type aliases, the meta block) and name
 resolution.
 """
@@ -39,6 +40,7 @@ from dwf.grammar import facade as F
 from . import ir
 from .diagnostics import DiagnosticSink
 from .effects import Facts
+from .lower_exceptions import ExceptionClassLowering
 from .lower_expressions import ExpressionLowering
 from .lower_facade import FacadeLowering
 from .lower_statements import StatementLowering, assigns_meta
@@ -49,7 +51,7 @@ from .scopes import CLASS, IMPORT_DWF, IMPORT_MODULE, IMPORT_TYPING, Binding, Sc
 from .source import Span
 
 
-class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering):
+class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionClassLowering):
     """Lowers one parsed script to IR; see the module docstring."""
 
     def __init__(self, parsed: ParsedModule, sink: DiagnosticSink, schema_builder_factory: Callable | None = None):
@@ -74,6 +76,8 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering):
         self._schema_builder_factory = schema_builder_factory
         self._schema_builder = None
         self.typeddicts: dict[str, cst.ClassDef] = {}
+        self.exception_classes: dict[str, cst.ClassDef] = {}  # top-level classes derived from an exception type
+        self.in_except_type = False  # lowering the type of an `except` clause (where `BaseException` may be named)
         self.typing_names: dict[str, str] = {}
         self.type_aliases: set[str] = set()
 
@@ -123,6 +127,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering):
         for statement in module.body:
             if isinstance(statement, cst.ClassDef) and self._is_typeddict(statement):
                 self.typeddicts[statement.name.value] = statement
+        self.find_exception_classes(module)
 
     def _find_type_aliases(self, module: cst.Module) -> None:
         """Top-level names bound once to a type expression (`Severity = Literal["low", "high"]`)
@@ -232,7 +237,8 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering):
         if kinds == {IMPORT_DWF} and name in F.FACADE_NAMES:
             return ir.FACADE
         if kinds == {CLASS}:
-            return ir.UNDEFINED  # a rejected class; already diagnosed
+            # An exception class is a top-level variable; any other class was rejected.
+            return ir.GLOBAL if name in self.exception_classes else ir.UNDEFINED
         return ir.GLOBAL
 
     def _check_name(self, name: str, node: cst.CSTNode) -> bool:

@@ -83,6 +83,8 @@ class ExpressionLowering:
             self.report(E.FacadeAsValue, node, name=value)
         elif scope == ir.TYPE:
             self.report(N.TypingOutsideAnnotation, node, name=value)
+        elif scope == ir.BUILTIN and value in B.EXCEPT_ONLY_TYPES and not self.in_except_type:
+            self.report(X.BaseExceptionOutsideExcept, node)
         return ir.Name(span, value, scope)
 
     def const_number(self, node) -> ir.Expr:
@@ -131,10 +133,16 @@ class ExpressionLowering:
     def attribute(self, node: cst.Attribute) -> ir.Expr:
         span = self.span(node)
         attr = node.attr.value
+        if attr == "__name__" and self._is_type_call(node.value):
+            return ir.TypeName(span, self.expr(node.value.args[0].value))
         if attr.startswith("__") or attr in B.FORBIDDEN_METHODS:
             self.expr(node.value)  # the receiver is checked too: `x.__class__.__base__` has two dunders
             if attr.startswith("__"):
-                self.report(N.DunderName, node.attr, name=attr)
+                if attr in ("__class__", "__name__", "__qualname__"):
+                    self.report(N.DunderName, node.attr, name=attr, help="write `type(value).__name__` for the name of "
+                                "a value's type; it is the one use of `type()` and of a dunder DWF allows")
+                else:
+                    self.report(N.DunderName, node.attr, name=attr)
                 return ir.Invalid(span, "dunder")
             self.report(N.StrFormat, node.attr, method=attr)
             return ir.Invalid(span, "format")
@@ -154,6 +162,12 @@ class ExpressionLowering:
         value = self.expr(node.value)
         self._check_static_attribute(node, value, attr)
         return ir.Attribute(span, value, attr)
+
+    def _is_type_call(self, node: cst.BaseExpression) -> bool:
+        """`type(<one positional argument>)` with `type` not bound by the script."""
+        return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "type"
+                and self._resolve("type") == ir.UNDEFINED and len(node.args) == 1
+                and node.args[0].keyword is None and not node.args[0].star)
 
     def _check_static_attribute(self, node: cst.Attribute, value: ir.Expr, attr: str) -> None:
         if isinstance(value, ir.Name) and value.scope == ir.MODULE:

@@ -221,7 +221,11 @@ class StatementLowering:
         body = self.lower_suite(node.body, "try")
         handlers = []
         for handler in node.handlers:
-            kind = self.expr(handler.type) if handler.type is not None else None
+            self.in_except_type = True
+            try:
+                kind = self.expr(handler.type) if handler.type is not None else None
+            finally:
+                self.in_except_type = False
             name = handler.name.name.value if handler.name and isinstance(handler.name.name, cst.Name) else None
             handlers.append(ir.ExceptHandler(self.span(handler), kind, name, self.lower_suite(handler.body, "branch")))
         orelse = self.lower_suite(node.orelse.body, "branch") if node.orelse else ()
@@ -383,6 +387,8 @@ class StatementLowering:
         if self._is_typeddict(node):
             self.report(X.NotTopLevel, self._head_span(node), what="TypedDict declarations")
             return None
+        if self.exception_classes.get(name) is node or self.is_exception_like(node):
+            return self.lower_exception_class(node)
         for base in node.bases:
             if base.keyword is None and isinstance(base.value, cst.Name) and self._resolve(base.value.value) == ir.UNDEFINED:
                 self._report_undefined(base.value, base.value.value)

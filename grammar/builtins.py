@@ -11,9 +11,17 @@ BUILTIN_FUNCTIONS: tuple[str, ...] = (
     "format", "next", "iter", "frozenset", "hex", "oct", "bin", "callable", "slice", "ascii",
 )
 EXCEPTION_TYPES: tuple[str, ...] = (
-    "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "ZeroDivisionError",
-    "StopIteration", "RuntimeError", "WorkflowError", "AskFailed", "WorldError", "ArtifactError", "BudgetExceeded",
+    "BaseException", "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "LookupError",
+    "RuntimeError", "NotImplementedError", "AssertionError", "AttributeError", "NameError",
+    "UnboundLocalError", "ZeroDivisionError", "ArithmeticError", "OverflowError", "RecursionError",
+    "StopIteration", "TimeoutError",
+    "WorkflowError", "AskFailed", "WorldError", "ArtifactError", "BudgetExceeded",
 )
+# `BaseException` may be named only in an `except` clause (DWF112): it is the root of the
+# script's exceptions, which never include the run's fatal errors.
+EXCEPT_ONLY_TYPES: frozenset[str] = frozenset({"BaseException"})
+# Exception types that are module members: `json.JSONDecodeError`, a `ValueError`.
+MODULE_EXCEPTION_TYPES: dict[tuple[str, str], str] = {("json", "JSONDecodeError"): "JSONDecodeError"}
 BUILTIN_CONSTANTS: tuple[str, ...] = ("None", "True", "False")
 BUILTINS: frozenset[str] = frozenset(BUILTIN_FUNCTIONS + EXCEPTION_TYPES)
 
@@ -36,7 +44,8 @@ FORBIDDEN_BUILTINS: dict[str, str] = {
     "hasattr": "use a dict and `key in d`",
     "id": "object identity differs between runs; compare values instead",
     "hash": "string hashes differ between runs; compare values instead",
-    "type": "use `isinstance(value, list)` to test a type",
+    "type": "use `isinstance(value, list)` to test a type; `type(value).__name__` is allowed and names it",
+    "OSError": "DWF scripts make no OS calls: world reads and commands raise `WorldError`; `TimeoutError` is available",
     "object": "use dicts and lists for data",
     "super": "DWF has no classes with methods",
     "memoryview": "DWF works with text and JSON data",
@@ -71,7 +80,7 @@ TYPING_NAMES: tuple[str, ...] = (
 
 # Importable modules and the members a script may use.
 MODULES: dict[str, tuple[str, ...]] = {
-    "json": ("dumps", "loads"),
+    "json": ("dumps", "loads", "JSONDecodeError"),
     "re": ("compile", "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split", "escape",
            "error", "IGNORECASE", "MULTILINE", "DOTALL", "VERBOSE", "ASCII", "UNICODE", "NOFLAG",
            "I", "M", "S", "X", "A", "U"),

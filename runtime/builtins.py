@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from dwf.grammar import builtins as B
 
 from . import regex
-from .errors import SCRIPT_EXCEPTION_PARENTS, ScriptError, is_subclass
+from .errors import ScriptError, is_subclass
+from .exceptions import json_decode_error
 from .formatting import FORMATTING_BUILTINS
 from .json_text import json_dumps
 from .records import Record
 from .sandbox import (BINARY, COMPARE, charge, charge_walk, check_frozenset, check_int, check_items, check_string,
-                      check_tuple, display, dwf_repr, iterable, limit_error, to_json, work)
+                      check_tuple, display, dwf_repr, iterable, limit_error, work)
 from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, FrozenSet, Module,
-                     OrderedSet, ScriptFunction, UnboundMethod, cpython_type_name, type_name)
+                     OrderedSet, ScriptFunction, UnboundMethod, type_name)
 
 _CALLABLE = (ScriptFunction, BuiltinFunction)
 
@@ -80,7 +82,7 @@ def b_len(interp, args, kwargs):
     (value,) = args
     if isinstance(value, (str, list, tuple, dict, OrderedSet, FrozenSet, range)):
         return len(value)
-    raise ScriptError("TypeError", f"object of type '{cpython_type_name(value)}' has no len()")
+    raise ScriptError("TypeError", f"object of type '{type_name(value)}' has no len()")
 
 
 def b_range(interp, args, kwargs):
@@ -89,7 +91,11 @@ def b_range(interp, args, kwargs):
         if not isinstance(a, int):
             raise ScriptError("TypeError", f"'{type_name(a)}' object cannot be interpreted as an integer")
     r = range(*args)
-    if len(r) > interp.limits.range_items:
+    try:
+        size = len(r)
+    except OverflowError:  # more items than a C ssize_t counts: far past the limit
+        size = interp.limits.range_items + 1
+    if size > interp.limits.range_items:
         raise limit_error("range_items", interp.limits)
     return r
 
@@ -341,7 +347,7 @@ def b_isinstance(interp, args, kwargs):
             if isinstance(value, ISINSTANCE_TYPES[kind.name]):
                 return True
         elif isinstance(kind, ExceptionType):
-            if isinstance(value, ScriptError) and is_subclass(value.type_name, kind.name):
+            if isinstance(value, ScriptError) and value.is_a(kind.name):
                 return True
         else:
             raise ScriptError("TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union")
@@ -469,9 +475,11 @@ def m_json_loads(interp, args, kwargs):
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as error:
-        raise ScriptError("ValueError", f"invalid JSON: {error}") from None
+        raise json_decode_error(error.msg, error.doc, error.pos) from None
+    except _NotJson as error:
+        raise _constant_error(text, str(error)) from None
     except RecursionError:
-        raise ScriptError("ValueError", "invalid JSON: nested too deeply") from None
+        raise ScriptError("RecursionError", "maximum recursion depth exceeded while decoding a JSON document") from None
     if text.count(",") >= interp.limits.items:  # only then can one array or object be too long
         stack = [data]
         while stack:
@@ -482,8 +490,21 @@ def m_json_loads(interp, args, kwargs):
     return data
 
 
+class _NotJson(Exception):
+    """`json.loads` met `NaN`, `Infinity` or `-Infinity`, which CPython accepts and JSON does not."""
+
+
 def _reject_constant(name):
-    raise ScriptError("ValueError", f"invalid JSON: {name} is not JSON")
+    raise _NotJson(name)
+
+
+# A JSON string, or a constant outside strings (everything before the first constant parsed).
+_JSON_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+def _constant_error(text: str, name: str) -> ScriptError:
+    position = next((m.start(1) for m in _JSON_CONSTANT.finditer(text) if m.group(1)), 0)
+    return json_decode_error(f"{name} is not valid JSON", text, position)
 
 
 def _checked_fold(fn, limits):
@@ -533,7 +554,8 @@ def _math(name):
 
 
 def make_modules() -> dict[str, Module]:
-    json_members = {"dumps": BuiltinFunction("json.dumps", m_json_dumps), "loads": BuiltinFunction("json.loads", m_json_loads)}
+    json_members = {"dumps": BuiltinFunction("json.dumps", m_json_dumps), "loads": BuiltinFunction("json.loads", m_json_loads),
+                    "JSONDecodeError": ExceptionType("JSONDecodeError")}
     re_members = regex.module_members()
     math_members = {}
     for name in B.MODULES["math"]:
@@ -546,7 +568,6 @@ def make_modules() -> dict[str, Module]:
 
 def make_builtins() -> dict[str, Any]:
     values: dict[str, Any] = {name: BuiltinFunction(name, impl) for name, impl in BUILTIN_IMPLS.items()}
-    for name in SCRIPT_EXCEPTION_PARENTS:
-        if "." not in name:  # `re.error` is a module member
-            values[name] = ExceptionType(name)
+    for name in B.EXCEPTION_TYPES:
+        values[name] = ExceptionType(name)
     return values

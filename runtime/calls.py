@@ -15,8 +15,7 @@ from . import sandbox
 from .errors import ScriptError
 from .frames import _bounded_list
 from .limits import Limits
-from .values import (BoundMethod, DwfIterator, FrozenSet, OrderedSet, ScriptFunction, UnboundMethod, cpython_type_name,
-                     type_name)
+from .values import (BoundMethod, DwfIterator, FrozenSet, OrderedSet, ScriptFunction, UnboundMethod, type_name)
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -256,7 +255,7 @@ def call_unbound(interp: Interpreter, method: UnboundMethod, args: list, kwargs:
     receiver = args[0]
     if not isinstance(receiver, RECEIVER_TYPES[owner]):
         raise ScriptError("TypeError", f"descriptor '{name}' for '{owner}' objects doesn't apply to a "
-                          f"'{cpython_type_name(receiver)}' object")
+                          f"'{type_name(receiver)}' object")
     if type(receiver) is bool:  # bools have no methods of their own in DWF; an int's give the same results
         receiver = int(receiver)
     bound = sandbox.get_attribute(receiver, name)

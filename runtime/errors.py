@@ -15,34 +15,55 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The script-visible exception hierarchy: name -> parent name.
+# The script-visible exception hierarchy, as CPython's: name -> base name. `OSError` is there
+# only as `TimeoutError`'s base (scripts make no OS calls and cannot name it), `JSONDecodeError`
+# is `json.JSONDecodeError`; the rest are builtins (`grammar/builtins.py` EXCEPTION_TYPES).
 SCRIPT_EXCEPTION_PARENTS: dict[str, str | None] = {
-    "Exception": None,
-    "ValueError": "Exception",
-    "TypeError": "Exception",
-    "KeyError": "Exception",
-    "IndexError": "Exception",
-    "ZeroDivisionError": "Exception",
+    "BaseException": None,
+    "Exception": "BaseException",
+    "ArithmeticError": "Exception",
+    "ZeroDivisionError": "ArithmeticError",
+    "OverflowError": "ArithmeticError",
+    "AssertionError": "Exception",
+    "AttributeError": "Exception",
+    "LookupError": "Exception",
+    "KeyError": "LookupError",
+    "IndexError": "LookupError",
+    "NameError": "Exception",
+    "UnboundLocalError": "NameError",
+    "OSError": "Exception",
+    "TimeoutError": "OSError",
+    "RuntimeError": "Exception",
+    "NotImplementedError": "RuntimeError",
+    "RecursionError": "RuntimeError",
     "StopIteration": "Exception",
+    "TypeError": "Exception",
+    "ValueError": "Exception",
+    "JSONDecodeError": "ValueError",
     "WorkflowError": "Exception",
     "AskFailed": "WorkflowError",
     "WorldError": "WorkflowError",
     "ArtifactError": "WorkflowError",
     "BudgetExceeded": "WorkflowError",
-    "RuntimeError": "Exception",
-    # Raised by a failing `assert`; scripts cannot name it, `except Exception` catches it.
-    "AssertionError": "Exception",
     "re.error": "Exception",  # a bad pattern or template; scripts name it `re.error`
 }
 
 
-def is_subclass(name: str, parent: str) -> bool:
+def builtin_lineage(name: str) -> tuple[str, ...]:
+    """A builtin exception type's name and its bases' names, nearest first (its MRO)."""
+    lineage: list[str] = []
     current: str | None = name
     while current is not None:
-        if current == parent:
-            return True
-        current = SCRIPT_EXCEPTION_PARENTS.get(current)
-    return False
+        lineage.append(current)
+        current = SCRIPT_EXCEPTION_PARENTS.get(current, "Exception")  # an unknown name: an Exception
+    return tuple(lineage)
+
+
+def is_subclass(name: str, parent: str) -> bool:
+    return parent in builtin_lineage(name)
+
+
+MAX_FRAMES = 1000  # traceback lines kept per error
 
 
 @dataclass
@@ -69,7 +90,9 @@ class DwfError(Exception):
         self.frames: list[Frame] = frames or []
 
     def add_frame(self, frame: Frame) -> None:
-        if not self.frames or self.frames[-1] != frame:
+        # At most MAX_FRAMES, innermost first: an exception re-raised in a loop cannot grow
+        # a traceback without bound.
+        if (not self.frames or self.frames[-1] != frame) and len(self.frames) < MAX_FRAMES:
             self.frames.append(frame)
 
     def traceback(self, source_lines: list[str] | None = None) -> str:
@@ -83,14 +106,23 @@ class DwfError(Exception):
 
 
 class ScriptError(DwfError):
-    """An exception value of the script; `type_name` is its DWF exception type."""
+    """An exception value of the script. `type_name` is its class's name and `lineage` the
+    names of the class and its bases, nearest first (a user class `RetryError(ValueError)` has
+    `("RetryError", "ValueError", "Exception", "BaseException")`); `except` and `isinstance`
+    match against it. `attributes` are the extra read-only attributes a class has in CPython
+    (`msg`, `pos`, `lineno`, `colno` of `json.JSONDecodeError`)."""
 
     def __init__(self, type_name: str, message: str, *, args: tuple = (), frames: list[Frame] | None = None,
-                 details: dict | None = None):
+                 details: dict | None = None, lineage: tuple[str, ...] | None = None, attributes: dict | None = None):
         super().__init__(message, frames=frames)
         self.type_name = type_name
         self.args_value = args if args else ((message,) if message else ())
         self.details = details or {}
+        self.lineage = lineage or builtin_lineage(type_name)
+        self.attributes = attributes or {}
+
+    def is_a(self, class_name: str) -> bool:
+        return class_name in self.lineage
 
     def summary(self) -> str:
         return f"{self.type_name}: {self.message}" if self.message else self.type_name

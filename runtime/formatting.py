@@ -17,7 +17,7 @@ from typing import Any
 from .errors import ScriptError
 from .limits import Limits
 from .sandbox import charge, check_int, check_string, display, dwf_repr, format_value, limit_error, work
-from .values import ReadOnlyMapping, cpython_type_name
+from .values import ReadOnlyMapping, type_name
 
 # What CPython's `PyMapping_Check` accepts among DWF values, minus tuples and strings: with one
 # of these on the right of `%`, `%(key)s` looks keys up in it and leftover arguments are fine.
@@ -215,7 +215,7 @@ class _PercentFormatter:
 
 
 def _number_required(char: str, value: Any) -> str:
-    name = cpython_type_name(value)
+    name = type_name(value)
     if char in _INTEGER_CONVERSIONS:
         return f"%{char} format: an integer is required, not {name}"
     if char in _FLOAT_CONVERSIONS:
@@ -243,7 +243,7 @@ def b_format(interp, args, kwargs):
         raise ScriptError("TypeError", f"format expected at most 2 arguments, got {len(args)}")
     spec = args[1] if len(args) == 2 else ""
     if not isinstance(spec, str):
-        raise ScriptError("TypeError", f"format() argument 2 must be str, not {cpython_type_name(spec)}")
+        raise ScriptError("TypeError", f"format() argument 2 must be str, not {type_name(spec)}")
     return format_value(args[0], spec, interp.limits)
 
 
@@ -255,7 +255,7 @@ def _integer_text(name: str, python):
     def impl(interp, args, kwargs):
         value = _exactly_one(name, args, kwargs)
         if not isinstance(value, int):
-            raise ScriptError("TypeError", f"'{cpython_type_name(value)}' object cannot be interpreted as an integer")
+            raise ScriptError("TypeError", f"'{type_name(value)}' object cannot be interpreted as an integer")
         return python(check_int(value, interp.limits))  # ints stay within the bit limit: short text
     return impl
 

@@ -11,6 +11,7 @@ from dwf.compiler import ir
 
 from . import sandbox
 from .errors import DwfError, FatalError, Frame, ScriptError
+from .exceptions import unbound_free, unbound_local, undefined_global
 from .limits import Limits
 from .values import DwfIterator, ReadOnlyMapping, ScriptObject, type_name
 
@@ -50,8 +51,13 @@ class Frame_:
 Code = tuple[Callable, bool]  # (closure, is_async)
 
 
-def unbound(name: str) -> FatalError:
-    return FatalError("UnboundName", f"`{name}` is used before it is assigned")
+def unbound(name: str, scope: str) -> ScriptError:
+    """The error CPython raises for a name read (or deleted) before it is bound in `scope`."""
+    if scope == ir.LOCAL:
+        return unbound_local(name)
+    if scope == ir.FREE:
+        return unbound_free(name)
+    return undefined_global(name)
 
 
 def _sync_or_async(parts: list[Code]) -> bool:
@@ -65,7 +71,9 @@ async def _ev(code: Code, frame: Frame_) -> Any:
 
 def _unpack(value: Any, count: int, star: int | None) -> list:
     """The values for `count` unpacking targets (the starred one, at `star`, gets a list)."""
-    items = list(_iterate(value))
+    if not isinstance(value, sandbox.ITERABLES):
+        raise ScriptError("TypeError", f"cannot unpack non-iterable {type_name(value)} object")
+    items = list(value)
     if star is None:
         if len(items) > count:
             raise ScriptError("ValueError", f"too many values to unpack (expected {count})")

@@ -37,13 +37,14 @@ from . import sandbox
 from .builtins import make_builtins, make_modules
 from .calls import bind_arguments, call_method, call_unbound
 from .errors import DwfError, FatalError, ScriptError, is_subclass
+from .exceptions import instantiate
 from .formatting import ascii_text
 from .frames import (_PYTHON_ERRORS, Code, Frame_, _collect_args, add_keywords, star_arguments, _convert, _ev, _get_item, _has_effects, _iterate,
                      _made, _mapping, _out_of_memory, _Return, _sync_or_async, _with_frame, unbound)
 from .limits import Limits
 from .statements import StatementCompiler
 from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable, OrderedSet,
-                     ReadOnlyMapping, ScriptFunction, UnboundMethod, type_name)
+                     ReadOnlyMapping, ScriptFunction, UnboundMethod, class_name, type_name)
 
 # Python frames used per script call level are well below this; DWF's own recursion limit
 # (Limits.recursion) stops scripts long before Python's would.
@@ -117,9 +118,7 @@ class Interpreter:
             finally:
                 self.caller = previous
         if isinstance(fn, ExceptionType):
-            if kwargs:
-                raise ScriptError("TypeError", f"{fn.name}() takes no keyword arguments")
-            return ScriptError(fn.name, sandbox.exception_message(fn.name, tuple(args)), args=tuple(args))
+            return instantiate(fn, args, kwargs, self.limits)
         raise ScriptError("TypeError", f"'{type_name(fn)}' object is not callable")
 
     def _new_frame(self, fn: ScriptFunction, args: list, kwargs: dict, caller: Frame_ | None, call_id: str) -> Frame_:
@@ -239,7 +238,7 @@ class Compiler(StatementCompiler):
                 try:
                     return frame.vars[name]
                 except KeyError:
-                    raise unbound(name) from None
+                    raise unbound(name, ir.LOCAL) from None
             return load_local, False
         if scope == ir.FREE:
             def load_free(frame):
@@ -251,7 +250,7 @@ class Compiler(StatementCompiler):
                     current = current.parent
                 if name in interp.globals:
                     return interp.globals[name]
-                raise unbound(name)
+                raise unbound(name, ir.FREE)
             return load_free, False
         if scope in (ir.GLOBAL, ir.MODULE):
             globals_ = interp.globals
@@ -260,7 +259,7 @@ class Compiler(StatementCompiler):
                 try:
                     return globals_[name]
                 except KeyError:
-                    raise unbound(name) from None
+                    raise unbound(name, ir.GLOBAL) from None
             return load_global, False
         if scope == ir.BUILTIN:
             value = interp.builtins[name]
@@ -731,6 +730,15 @@ class Compiler(StatementCompiler):
 
         return compile_facade_call(self, node)
 
+    def e_type_name(self, node: ir.TypeName) -> Code:
+        value = self.expr(node.value)
+        if value[1]:
+            async def run_async(frame):
+                return class_name(await value[0](frame))
+            return run_async, True
+        fn = value[0]
+        return (lambda frame: class_name(fn(frame))), False
+
     def e_invalid(self, node: ir.Invalid) -> Code:
         raise TypeError(f"invalid IR reached the interpreter: {node.what}")
 
@@ -772,7 +780,7 @@ STATEMENTS: dict[type, Callable] = {
     ir.AnnAssign: Compiler.s_ann_assign, ir.AugAssign: Compiler.s_aug_assign, ir.If: Compiler.s_if,
     ir.For: Compiler.s_for, ir.While: Compiler.s_while, ir.Try: Compiler.s_try, ir.Raise: Compiler.s_raise,
     ir.Assert: Compiler.s_assert, ir.Delete: Compiler.s_delete, ir.FunctionDef: Compiler.s_function,
-    ir.Phase: Compiler.s_phase, ir.Import: Compiler.s_import,
+    ir.Phase: Compiler.s_phase, ir.Import: Compiler.s_import, ir.ExceptionClass: Compiler.s_exception_class,
 }
 EXPRESSIONS: dict[type, Callable] = {
     ir.Const: Compiler.e_const, ir.Name: Compiler.e_name, ir.FString: Compiler.e_fstring,
@@ -783,5 +791,6 @@ EXPRESSIONS: dict[type, Callable] = {
     ir.Tuple: Compiler.e_tuple, ir.Set: Compiler.e_set, ir.Dict: Compiler.e_dict,
     ir.ListComp: Compiler.e_comprehension, ir.SetComp: Compiler.e_comprehension,
     ir.GeneratorExp: Compiler.e_comprehension, ir.DictComp: Compiler.e_comprehension,
-    ir.Call: Compiler.e_call, ir.FacadeCall: Compiler.e_facade, ir.Invalid: Compiler.e_invalid,
+    ir.Call: Compiler.e_call, ir.FacadeCall: Compiler.e_facade, ir.TypeName: Compiler.e_type_name,
+    ir.Invalid: Compiler.e_invalid,
 }

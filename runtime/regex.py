@@ -36,8 +36,9 @@ from dwf.grammar import builtins as B
 
 from . import regex_worker as core
 from .errors import ScriptError
+from .exceptions import missing_attribute
 from .sandbox import (CHARS_PER_STEP, ITEMS_PER_STEP, charge, check_items, check_string, check_tuple, limit_error,
-                      misuse, to_script_error, work)
+                      to_script_error, work)
 from .values import BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, ScriptFunction, ScriptObject, type_name
 
 # The flags a script may use, in the order CPython's pattern repr names them; with
@@ -56,6 +57,7 @@ class PatternValue(ScriptObject):
 
     __slots__ = ("pattern", "flags", "groups", "groupindex", "compiled")
     type_name = "re.Pattern"
+    python_counterpart = re.compile("")
 
     def __init__(self, pattern: str, flags: int, groups: int, groupindex: dict, compiled: re.Pattern | None):
         self.pattern, self.flags, self.groups, self.groupindex = pattern, flags, groups, groupindex
@@ -69,7 +71,7 @@ class PatternValue(ScriptObject):
         if name in PATTERN_METHODS:
             method = PATTERN_METHODS[name]
             return BuiltinFunction(f"re.Pattern.{name}", lambda interp, args, kwargs: method(interp, self, args, kwargs))
-        raise misuse(f"a pattern has no allowed attribute `{name}`")
+        raise missing_attribute(self, name)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, PatternValue) and (other.pattern, other.flags) == (self.pattern, self.flags)
@@ -90,6 +92,7 @@ class MatchValue(ScriptObject):
 
     __slots__ = ("string", "spans", "lastindex", "pos", "endpos", "re")
     type_name = "re.Match"
+    python_counterpart = re.match("", "")
 
     def __init__(self, pattern: PatternValue, string: str, data: list):
         spans, self.lastindex, self.pos, self.endpos = data
@@ -122,7 +125,7 @@ class MatchValue(ScriptObject):
         if name in MATCH_METHODS:
             method = MATCH_METHODS[name]
             return BuiltinFunction(f"re.Match.{name}", lambda interp, args, kwargs: method(interp, self, args, kwargs))
-        raise misuse(f"a match has no allowed attribute `{name}`")
+        raise missing_attribute(self, name)
 
     def __repr__(self) -> str:
         start, end = self.spans[0]

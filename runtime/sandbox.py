@@ -29,16 +29,17 @@ from dwf.grammar import builtins as B
 from dwf.grammar import facade as F
 
 from .errors import FatalError, ScriptError
+from .exceptions import missing_attribute
 from .limits import Limits
 from .records import Record
 from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, FrozenSet,
                      LazyAwaitable, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, ScriptObject, UnboundMethod,
-                     cpython_type_name, type_name)
+                     type_name)
 
 PYTHON_TO_DWF = {
     ZeroDivisionError: "ZeroDivisionError", KeyError: "KeyError", IndexError: "IndexError",
-    TypeError: "TypeError", ValueError: "ValueError", OverflowError: "ValueError",
-    UnicodeError: "ValueError", AttributeError: "TypeError",
+    TypeError: "TypeError", ValueError: "ValueError", OverflowError: "OverflowError",
+    UnicodeError: "ValueError", AttributeError: "AttributeError",
 }
 # The values a script can iterate (`for`, unpacking, `*args`, `list(...)`, `l += ...`).
 ITERABLES = (list, tuple, str, dict, OrderedSet, FrozenSet, range, DwfIterator)
@@ -80,20 +81,26 @@ def to_script_error(error: BaseException) -> ScriptError | None:
     return None
 
 
-def exception_message(type_name: str, args: tuple) -> str:
-    """`str(e)` of an exception built with `args`, as CPython shows it."""
+def exception_message(lineage: tuple[str, ...], args: tuple, limits: Limits | None = None) -> str:
+    """`str(e)` of an exception of the class with `lineage` built with `args`, as CPython shows
+    it: nothing, the one argument's `str` (a KeyError's: its `repr`), or the tuple's `repr`."""
     if not args:
         return ""
     if len(args) == 1:
-        return dwf_repr(args[0]) if type_name == "KeyError" else display(args[0])
-    return dwf_repr(tuple(args))
+        return dwf_repr(args[0], limits) if "KeyError" in lineage else display(args[0], limits)
+    if "OSError" in lineage and len(args) <= 5:  # (errno, strerror[, filename[, winerror[, filename2]]])
+        text = f"[Errno {display(args[0], limits)}] {display(args[1], limits)}"
+        if len(args) >= 3:
+            text += f": {dwf_repr(args[2], limits)}"
+        return text + (f" -> {dwf_repr(args[4], limits)}" if len(args) == 5 else "")
+    return dwf_repr(tuple(args), limits)
 
 
 def iterable(value: Any) -> Any:
     """`value` if a script may iterate it, else the TypeError CPython raises."""
     if isinstance(value, ITERABLES):
         return value
-    raise ScriptError("TypeError", f"'{cpython_type_name(value)}' object is not iterable")
+    raise ScriptError("TypeError", f"'{type_name(value)}' object is not iterable")
 
 
 def misuse(message: str) -> FatalError:
@@ -104,10 +111,13 @@ def misuse(message: str) -> FatalError:
 
 
 def get_attribute(value: Any, attr: str) -> Any:
+    """`value.attr` for the allowed attributes; any other is the `AttributeError` CPython raises
+    (or a fatal misuse for what CPython has and DWF does not offer: `runtime.exceptions`), except
+    on hooks (agents, facades, awaitables), where a wrong attribute is always a fatal misuse."""
     if attr.startswith("__"):
         raise misuse(f"attribute `{attr}` is not allowed")
     kind = _METHOD_TYPES.get(type(value))
-    if kind is not None and not isinstance(value, bool):
+    if kind is not None:
         if attr in _ALLOWED[kind]:
             if isinstance(value, ReadOnlyMapping) and attr in _READONLY_REFUSED:
                 raise ScriptError("TypeError", "`args` is read-only")
@@ -117,30 +127,32 @@ def get_attribute(value: Any, attr: str) -> Any:
             if attr in B.VALUE_ATTRIBUTES:
                 return member
             return BoundMethod(value, attr, member)
-        raise misuse(f"`{type_name(value)}` has no allowed attribute `{attr}`")
-    if type(value) is BuiltinFunction and value.name in TYPES_WITH_METHODS:
+    elif type(value) is BuiltinFunction and value.name in TYPES_WITH_METHODS:
         if attr in _ALLOWED[value.name] and attr not in B.VALUE_ATTRIBUTES:
             return unbound_method(value.name, attr)
-        raise misuse(f"`{value.name}` has no allowed method `{attr}`")
-    if isinstance(value, Record):
+    elif isinstance(value, Record):
         if attr in value.fields:
             return value.fields[attr]
-        raise misuse(f"`{value.type_name}` has no field `{attr}` (fields: {', '.join(value.fields)})")
-    if isinstance(value, ActorHandle):
+    elif isinstance(value, ActorHandle):
         if attr == "name":
             return value.name
         raise misuse(f"an agent has no attribute `{attr}` here (call `.ask(...)` directly)")
-    if isinstance(value, Module):
+    elif isinstance(value, Module):
         if attr in value.members:
             return value.members[attr]
-        raise misuse(f"module `{value.name}` has no allowed member `{attr}`")
-    if isinstance(value, ScriptObject):
+    elif isinstance(value, ScriptObject):
         return value.get_attribute(attr)
-    if isinstance(value, ScriptError) and attr == "args":
-        return value.args_value
-    if isinstance(value, Facade):
+    elif isinstance(value, ScriptError):
+        if attr == "args":
+            return value.args_value
+        if attr in value.attributes:
+            return value.attributes[attr]
+    elif isinstance(value, Facade):
         raise misuse(f"`{value.name}.{attr}` may only be called directly")
-    raise misuse(f"`{type_name(value)}` has no allowed attribute `{attr}`")
+    elif isinstance(value, LazyAwaitable):
+        raise misuse(f"`awaitable` has no allowed attribute `{attr}`: an awaitable has no attributes; "
+                     f"add `await` to use its result (`(await ...).{attr}`)")
+    raise missing_attribute(value, attr)
 
 
 _UNBOUND: dict[tuple[str, str], UnboundMethod] = {}
@@ -491,7 +503,7 @@ UNARY = {"-": operator.neg, "+": operator.pos, "not": operator.not_, "~": operat
 
 def _in(a, b):
     if not isinstance(b, ITERABLES):
-        raise ScriptError("TypeError", f"argument of type '{cpython_type_name(b)}' is not iterable")
+        raise ScriptError("TypeError", f"argument of type '{type_name(b)}' is not iterable")
     return a in b
 
 

@@ -9,7 +9,8 @@ from typing import Any, Callable
 from dwf.compiler import ir
 
 from . import sandbox
-from .errors import ScriptError, is_subclass
+from .errors import ScriptError
+from .exceptions import instantiate
 from .frames import (_PYTHON_ERRORS, Code, Frame_, _Break, _Continue, _convert, _del_item, _ev, _get_item,
                      _has_effects, _iterate, _Return, _set_item, _sync_or_async, _unpack, unbound)
 from .calls import Signature
@@ -263,12 +264,9 @@ class StatementCompiler:
 
         def match(error: ScriptError, kind_value) -> bool:
             kinds = kind_value if isinstance(kind_value, tuple) else (kind_value,)
-            for kind in kinds:
-                if not isinstance(kind, ExceptionType):
-                    raise ScriptError("TypeError", "catching classes that are not exception types is not allowed")
-                if is_subclass(error.type_name, kind.name):
-                    return True
-            return False
+            if not all(isinstance(kind, ExceptionType) for kind in kinds):  # CPython checks them all first
+                raise ScriptError("TypeError", "catching classes that do not inherit from BaseException is not allowed")
+            return any(error.is_a(kind.name) for kind in kinds)
 
         async def run_async(frame):
             try:
@@ -285,6 +283,8 @@ class StatementCompiler:
                                 await _ev(handler_body, frame)
                             finally:
                                 frame.handling.pop()
+                                if name is not None:  # as CPython: the name is unbound after the handler
+                                    frame.vars.pop(name, None)
                             break
                     else:
                         raise error from None
@@ -308,6 +308,8 @@ class StatementCompiler:
                                 handler_body[0](frame)
                             finally:
                                 frame.handling.pop()
+                                if name is not None:  # as CPython: the name is unbound after the handler
+                                    frame.vars.pop(name, None)
                             break
                     else:
                         raise error from None
@@ -330,12 +332,12 @@ class StatementCompiler:
         def build(frame, value):
             if value is None:
                 if not frame.handling:
-                    raise ScriptError("TypeError", "no active exception to re-raise")
+                    raise ScriptError("RuntimeError", "No active exception to reraise")
                 raise frame.handling[-1]
             if isinstance(value, ExceptionType):
-                value = ScriptError(value.name, "")
+                value = instantiate(value, [], {})  # no arguments: nothing to render
             if not isinstance(value, ScriptError):
-                raise ScriptError("TypeError", "exceptions must be exception types or values")
+                raise ScriptError("TypeError", "exceptions must derive from BaseException")
             raise value
 
         if exc is None:
@@ -360,14 +362,18 @@ class StatementCompiler:
         test = self.expr(node.test)
         msg = self.expr(node.msg) if node.msg is not None else None
 
+        def failure(message_value, has_message: bool) -> ScriptError:
+            if not has_message:
+                return ScriptError("AssertionError", "")
+            return ScriptError("AssertionError", sandbox.display(message_value, limits), args=(message_value,))
+
         async def run_async(frame):
             if not await _ev(test, frame):
-                message = sandbox.display(await _ev(msg, frame), limits) if msg else ""
-                raise ScriptError("AssertionError", message)
+                raise failure(await _ev(msg, frame) if msg else None, msg is not None)
 
         def run(frame):
             if not test[0](frame):
-                raise ScriptError("AssertionError", sandbox.display(msg[0](frame), limits) if msg else "")
+                raise failure(msg[0](frame) if msg else None, msg is not None)
         return (run_async, True) if _sync_or_async([test] + ([msg] if msg else [])) else (run, False)
 
     def s_delete(self, node: ir.Delete) -> Code:
@@ -405,7 +411,7 @@ class StatementCompiler:
         def delete(frame):
             scope = interp.globals if target.scope == ir.GLOBAL else frame.vars
             if name not in scope:
-                raise unbound(name)
+                raise unbound(name, target.scope)
             del scope[name]
         return delete
 
@@ -447,6 +453,17 @@ class StatementCompiler:
                 values[key] = await _ev(c, frame)
             return ScriptFunction(name, code, frame, values, is_async, qualname)
         return make_async, True
+
+    def s_exception_class(self, node: ir.ExceptionClass) -> Code:
+        base_code = self.expr(node.base)
+        globals_, name = self.interp.globals, node.name
+
+        def run(frame):
+            base = base_code[0](frame)
+            if not isinstance(base, ExceptionType):  # the compiler only lets exception classes through
+                raise ScriptError("TypeError", f"the base of `{name}` is not an exception class")
+            globals_[name] = ExceptionType(name, (name, *base.lineage))
+        return run, False
 
     def s_phase(self, node: ir.Phase) -> Code:
         host, name = self.interp.host, node.name

@@ -198,9 +198,13 @@ class ScriptObject:
 
     __slots__ = ()
     type_name = "object"
+    # A CPython object of the type this value stands for: an attribute CPython has and DWF
+    # does not offer is a fatal misuse, any other a catchable AttributeError
+    # (`runtime.exceptions.missing_attribute`).
+    python_counterpart: Any = None
 
     def get_attribute(self, name: str) -> Any:
-        """The attribute `name`, or the fatal misuse the sandbox raises for one not allowed."""
+        """The attribute `name`, or the error `missing_attribute` gives for one not allowed."""
         raise NotImplementedError
 
     def get_item(self, key: Any) -> Any:
@@ -352,21 +356,32 @@ class UnboundMethod:
 
 
 class ExceptionType:
-    """A script-visible exception type (`ValueError`, `AskFailed`, ...)."""
+    """A script-visible exception class: a builtin (`ValueError`, `AskFailed`, ...),
+    `json.JSONDecodeError`, or a class the script declares (`class RetryError(Exception): pass`).
+    `lineage` is the class's name and its bases' names, nearest first. A class is only a name and
+    its bases: calling it makes a `ScriptError` (`runtime.interpreter`), and it has no attributes
+    a script can reach."""
 
-    __slots__ = ("name",)
+    __slots__ = ("name", "lineage")
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, lineage: tuple[str, ...] | None = None):
+        from .errors import builtin_lineage
+
         self.name = name
+        self.lineage = lineage or builtin_lineage(name)
 
     def __repr__(self) -> str:
-        return f"<class '{self.name}'>"
+        return f"<class '{CLASS_PATHS.get(self.name, self.name)}'>"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, ExceptionType) and other.name == self.name
+        return isinstance(other, ExceptionType) and other.lineage == self.lineage
 
     def __hash__(self) -> int:
-        return hash(("ExceptionType", self.name))
+        return hash(("ExceptionType", self.lineage))
+
+
+# Exception classes whose CPython name is qualified by their module.
+CLASS_PATHS = {"JSONDecodeError": "json.decoder.JSONDecodeError"}
 
 
 class Facade:
@@ -390,13 +405,19 @@ class ReadOnlyMapping(dict):
     __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
 
 
+# Builtins that are types in CPython (`str`, `list`, ...): `type(str).__name__` is "type".
+PYTHON_TYPES = frozenset({"bool", "dict", "float", "int", "list", "range", "set", "str", "tuple", "frozenset",
+                          "enumerate", "filter", "map", "reversed", "zip", "slice", "object"})
+
+
 def type_name(value: Any) -> str:
-    """The DWF name of a value's type, for messages."""
+    """The name of a value's type as CPython's messages give it (`'NoneType' object is not
+    callable`), and DWF's own name for DWF values (records, `Agent`, `awaitable`, `facade`)."""
     from .errors import ScriptError
     from .records import Record
 
     if value is None:
-        return "None"
+        return "NoneType"
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, Record):
@@ -415,8 +436,12 @@ def type_name(value: Any) -> str:
         return "Agent"
     if isinstance(value, ScriptError):
         return value.type_name
-    if isinstance(value, (BuiltinFunction, BoundMethod)):
-        return "builtin_function"
+    if isinstance(value, BuiltinFunction):
+        if value.name.startswith(("json.", "re.")):  # written in Python in CPython
+            return "function"
+        return "type" if value.name in PYTHON_TYPES else "builtin_function_or_method"
+    if isinstance(value, BoundMethod):
+        return "builtin_function_or_method"
     if isinstance(value, DwfIterator):
         return value.name
     if isinstance(value, ScriptObject):
@@ -427,6 +452,6 @@ def type_name(value: Any) -> str:
             ReadOnlyMapping: "dict", range: "range", slice: "slice", Facade: "facade", Module: "module"}.get(type(value), "object")
 
 
-def cpython_type_name(value: Any) -> str:
-    """The type name CPython's own messages use (`NoneType` where DWF's say `None`)."""
-    return "NoneType" if value is None else type_name(value)
+def class_name(value: Any) -> str:
+    """`type(value).__name__`: the unqualified name of the value's type."""
+    return type_name(value).rpartition(".")[2]

@@ -142,24 +142,35 @@ class Decorator(Rule):
 class NonTypedDictClass(Rule):
     """
     ## What it does
-    Reports a `class` statement that is not a `TypedDict` declaration, and TypedDict bodies
-    that contain anything other than annotated fields, docstrings and `pass`.
+    Reports a `class` statement that is neither a `TypedDict` nor an exception class
+    declaration, TypedDict bodies that contain anything other than annotated fields, docstrings
+    and `pass`, and exception class bodies with methods or assignments.
 
     ## Why is this bad?
-    Classes exist in DWF only to describe the JSON shape of typed results. Methods, default
-    values and other bases would bring objects into a language whose values are plain data.
+    Classes exist in DWF only to describe the JSON shape of typed results and to name
+    exceptions. Methods, default values and other bases would bring objects into a language
+    whose values are plain data.
 
     ## Example
     ```python
     class Finding:
         def __init__(self, path):
             self.path = path
+
+    class RetryError(Exception):
+        def __init__(self, attempts):
+            self.attempts = attempts
     ```
 
     ## Use instead
     ```python
     class Finding(TypedDict):
         path: str
+
+    class RetryError(Exception):
+        "An attempt failed; the arguments say which."
+
+    raise RetryError("tests still fail", 3)  # e.args == ("tests still fail", 3)
     ```
     """
 
@@ -203,8 +214,8 @@ class UnsupportedParameter(Rule):
 class NotTopLevel(Rule):
     """
     ## What it does
-    Reports imports, the `meta` assignment and TypedDict declarations that are not at the top
-    level of the script (inside a function, loop, branch or `try`).
+    Reports imports, the `meta` assignment, TypedDict and exception class declarations that are
+    not at the top level of the script (inside a function, loop, branch or `try`).
 
     ## Why is this bad?
     These are read by the compiler without running the script; a conditional or nested one
@@ -332,3 +343,68 @@ class RepeatedKeyword(Rule):
     name = "repeated-keyword"
     message = "The keyword argument `{name}` is given twice"
     help = "pass each keyword argument once"
+
+
+class ExceptionClassShape(Rule):
+    """
+    ## What it does
+    Reports an exception class declaration (`class Name(Base)` whose base is an exception
+    class) that holds annotated fields, has more than one base or a keyword, shadows a builtin
+    name, is declared twice, or derives from `json.JSONDecodeError`. Like TypedDicts, exception
+    classes are declared at the top level (`DWF106` otherwise).
+
+    ## Why is this bad?
+    An exception class in DWF is a name and a base, nothing more: what failed travels in its
+    arguments (`raise RetryError(f"{path}: {reason}")`, read back with `str(e)` or `e.args`).
+    Fields, methods and metaclasses would bring objects with behaviour into a language whose
+    values are plain data.
+
+    ## Example
+    ```python
+    class RetryError(Exception):
+        attempts: int
+    ```
+
+    ## Use instead
+    ```python
+    class RetryError(Exception):
+        "An attempt failed; the arguments say which and why."
+
+    raise RetryError("tests still fail", attempts)
+    ```
+    """
+
+    code = "DWF111"
+    name = "exception-class-shape"
+    message = "{detail}"
+    help = "{hint}"
+
+
+class BaseExceptionOutsideExcept(Rule):
+    """
+    ## What it does
+    Reports `BaseException` named anywhere but in the type of an `except` clause.
+
+    ## Why is this bad?
+    `except BaseException:` catches every exception a script can raise, and is allowed. But the
+    run's fatal errors (limits, misuse, cancellation) are never script exceptions, so a script
+    has no use for `BaseException` as a value, a base class or in `isinstance`: `Exception` is
+    what it means.
+
+    ## Example
+    ```python
+    class Stop(BaseException):
+        pass
+    ```
+
+    ## Use instead
+    ```python
+    class Stop(Exception):
+        pass
+    ```
+    """
+
+    code = "DWF112"
+    name = "base-exception-outside"
+    message = "`BaseException` can only be named in an `except` clause"
+    help = "use `Exception` (or a more specific exception type) here"

@@ -91,25 +91,24 @@ def _body(snippet: str) -> str:
     return textwrap.indent(snippet, "    ")
 
 
-def _hoisted(snippet: str) -> list[bool]:
-    """Which lines of a snippet go to the top of the script: its imports (`from collections
-    import Counter`) and its class declarations (`class Issue(TypedDict):` and the indented
-    lines of its body), which DWF accepts only at the top level."""
-    marks, in_class = [], False
+def _hoisted_lines(snippet: str) -> list[bool]:
+    """Which lines of a snippet belong at the top of the script: its own imports
+    (`from collections import Counter`) and class declarations (`class RetryError(Exception):`
+    with its indented body), which DWF allows only at the top level."""
+    hoisted, in_class = [], False
     for line in snippet.splitlines():
-        in_class = line.startswith("class ") or (in_class and line.startswith((" ", "\t")))
-        marks.append(in_class or line.startswith(("import ", "from ")))
-    return marks
+        in_class = line.startswith("class ") or (in_class and line[:1] in (" ", "\t"))
+        hoisted.append(in_class or line.startswith(("import ", "from ")))
+    return hoisted
 
 
 def _imports(snippet: str) -> str:
-    lines = snippet.splitlines()
-    return "".join(line.rstrip() + "\n" for line, hoisted in zip(lines, _hoisted(snippet)) if hoisted)
+    """The snippet's hoisted lines (imports and classes), as they are."""
+    return "".join(line.rstrip() + "\n" for line, up in zip(snippet.splitlines(), _hoisted_lines(snippet)) if up)
 
 
 def _without_imports(snippet: str) -> str:
-    lines = snippet.splitlines()
-    return "\n".join(line for line, hoisted in zip(lines, _hoisted(snippet)) if not hoisted)
+    return "\n".join(line for line, up in zip(snippet.splitlines(), _hoisted_lines(snippet)) if not up)
 
 
 def dwf_eval(snippet: str):

@@ -26,7 +26,7 @@ CORPUS = [
     compile_error("default-dunder-attribute", "def f(x=len.__self__):\n    return x\nreturn f()", "DWF202"),
     safe_value("default-awaitable-runs-once", "def f(x=agent('a').ask('q')):\n    return x\nreturn [await f(), await f()]", ["q", "q"]),
     # ---- defaults that recurse or grow
-    error("default-refers-to-its-function", "def f(x=f):\n    return x\nreturn f()", "`f` is used before it is assigned"),
+    error("default-refers-to-its-function", "def f(x=f):\n    return x\nreturn f()", "NameError: name 'f' is not defined"),
     error("default-shared-recursion", "def f(n, seen=[]):\n    seen.append(n)\n    return f(n + 1)\nreturn f(0)",
           LIMIT + "the recursion limit", line=3),
     error("default-grows-across-calls", "def add(acc=[]):\n    acc.extend(range(1000))\n    return len(acc)\n"

@@ -18,7 +18,9 @@ from typing import Any
 
 from dwf.grammar import builtins as B
 
+from .collection_values import DequeValue, NativeType
 from .errors import SCRIPT_EXCEPTION_PARENTS, ScriptError, is_subclass
+from .stdlib_modules import standard_modules
 from .records import Record
 from .sandbox import (BINARY, charge, charge_walk, check_int, check_items, check_string, check_tuple,
                       display, dwf_repr, iterable, limit_error, to_json, work)
@@ -81,7 +83,7 @@ def _materialize(interp, value) -> list:
 def b_len(interp, args, kwargs):
     _no_kwargs("len", kwargs)
     (value,) = args
-    if isinstance(value, (str, list, tuple, dict, OrderedSet, range)):
+    if isinstance(value, (str, list, tuple, dict, OrderedSet, range, DequeValue)):
         return len(value)
     raise ScriptError("TypeError", f"object of type '{type_name(value)}' has no len()")
 
@@ -194,7 +196,7 @@ def b_zip(interp, args, kwargs):
 def b_reversed(interp, args, kwargs):
     _no_kwargs("reversed", kwargs)
     (value,) = args
-    if isinstance(value, (list, tuple, str, range)):
+    if isinstance(value, (list, tuple, str, range, DequeValue)):
         return DwfIterator(_metered(interp.limits, reversed(value)), "reversed")
     if isinstance(value, dict):
         return DwfIterator(_metered(interp.limits, reversed(list(value))), "reversed")
@@ -297,7 +299,10 @@ def b_isinstance(interp, args, kwargs):
     value, kinds = args
     kinds = kinds if isinstance(kinds, tuple) else (kinds,)
     for kind in kinds:
-        if isinstance(kind, BuiltinFunction) and kind.name in ISINSTANCE_TYPES:
+        if isinstance(kind, NativeType):  # Counter, deque, a namedtuple type, ...
+            if kind.holds(value):
+                return True
+        elif isinstance(kind, BuiltinFunction) and kind.name in ISINSTANCE_TYPES:
             if kind.name == "dict" and isinstance(value, Record):
                 continue
             if isinstance(value, ISINSTANCE_TYPES[kind.name]):
@@ -592,7 +597,7 @@ def make_modules() -> dict[str, Module]:
     for name in B.MODULES["math"]:
         value = getattr(math, name)
         math_members[name] = value if isinstance(value, float) else BuiltinFunction(f"math.{name}", _math(name))
-    modules = {"json": json_members, "re": re_members, "math": math_members}
+    modules = {"json": json_members, "re": re_members, "math": math_members, **standard_modules()}
     assert all(set(m) == set(B.MODULES[n]) for n, m in modules.items()), "module members disagree with grammar"
     return {name: Module(name, members) for name, members in modules.items()}
 

@@ -30,6 +30,10 @@ SCRIPT_EXCEPTION_PARENTS: dict[str, str | None] = {
     "BudgetExceeded": "WorkflowError",
     # Raised by a failing `assert`; scripts cannot name it, `except Exception` catches it.
     "AssertionError": "Exception",
+    # Raised by the standard modules (a deque changed while iterated, statistics on bad data).
+    "RuntimeError": "Exception",
+    "AttributeError": "Exception",
+    "StatisticsError": "ValueError",
 }
 
 

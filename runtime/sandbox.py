@@ -28,11 +28,12 @@ from typing import Any
 from dwf.grammar import builtins as B
 from dwf.grammar import facade as F
 
+from .collection_values import CONTAINER_TYPES, DICT_TYPES, INTERNAL_NAMES, DequeValue, NamedTupleValue
 from .errors import FatalError, ScriptError
 from .limits import Limits
 from .records import Record
 from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable,
-                     MatchValue, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, type_name)
+                     MatchValue, Module, NativeValue, OrderedSet, ReadOnlyMapping, ScriptFunction, type_name)
 
 PYTHON_TO_DWF = {
     ZeroDivisionError: "ZeroDivisionError", KeyError: "KeyError", IndexError: "IndexError",
@@ -40,7 +41,7 @@ PYTHON_TO_DWF = {
     UnicodeError: "ValueError", AttributeError: "TypeError",
 }
 # The values a script can iterate (`for`, unpacking, `*args`, `list(...)`, `l += ...`).
-ITERABLES = (list, tuple, str, dict, OrderedSet, range, DwfIterator)
+ITERABLES = (list, tuple, str, dict, OrderedSet, range, DwfIterator, DequeValue)
 _METHOD_TYPES = {str: "str", list: "list", dict: "dict", ReadOnlyMapping: "dict", tuple: "tuple", int: "int",
                  float: "float", OrderedSet: "set"}
 _ALLOWED = {kind: frozenset(names) for kind, names in B.METHODS.items()}
@@ -53,6 +54,7 @@ _INTERNAL_NAMES = {
     "ScriptFunction": "function", "LazyAwaitable": "awaitable", "ActorHandle": "Agent", "BuiltinFunction": "builtin_function",
     "BoundMethod": "builtin_function", "OrderedSet": "set", "ExceptionType": "type", "Facade": "facade", "Module": "module",
     "DwfIterator": "iterator", "MatchValue": "re.Match", "Record": "record", "ReadOnlyMapping": "dict", "ScriptError": "Exception",
+    **INTERNAL_NAMES,
 }
 _INTERNAL_NAME = re.compile(r"'(" + "|".join(_INTERNAL_NAMES) + r")'")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -102,6 +104,8 @@ def misuse(message: str) -> FatalError:
 def get_attribute(value: Any, attr: str) -> Any:
     if attr.startswith("__"):
         raise misuse(f"attribute `{attr}` is not allowed")
+    if isinstance(value, NativeValue):  # collections values and types answer for themselves
+        return value.script_attribute(attr)
     kind = _METHOD_TYPES.get(type(value))
     if kind is not None and not isinstance(value, bool):
         if attr in _ALLOWED[kind]:
@@ -162,7 +166,7 @@ def charge(limits: Limits | RunLimits, steps: int) -> None:
             raise limit_error("steps", limits)
 
 
-_CONTAINERS = (list, tuple, dict, OrderedSet, ReadOnlyMapping, range)
+_CONTAINERS = (list, tuple, dict, OrderedSet, ReadOnlyMapping, range, *CONTAINER_TYPES)
 
 
 def work(value: Any) -> int:
@@ -192,6 +196,9 @@ def check_items(value: Any, limits: Limits) -> Any:
     return value
 
 
+_TUPLES = frozenset({tuple, NamedTupleValue})
+
+
 def check_tuple(value: tuple, limits: Limits) -> tuple:
     """Nested tuples stay hashable in bounded time and C stack. CPython hashes and compares a
     tuple by recursing through its tuple items in C, with no depth guard for hashing, and a
@@ -199,7 +206,7 @@ def check_tuple(value: tuple, limits: Limits) -> tuple:
     but has 2**64 paths. So a tuple may nest at most `Limits.recursion` deep and count at most
     `Limits.items` items through all its paths. Only tuples with tuple items are walked, each
     distinct tuple once."""
-    if not any(type(item) is tuple for item in value):
+    if not any(type(item) in _TUPLES for item in value):
         return value
     measured: dict[int, tuple[int, int]] = {}  # id -> (items through all paths, height)
 
@@ -209,7 +216,7 @@ def check_tuple(value: tuple, limits: Limits) -> tuple:
             return known
         size, height = len(node), 1
         for item in node:
-            if type(item) is tuple:
+            if type(item) in _TUPLES:
                 inner_size, inner_height = measure(item)
                 size += inner_size
                 height = max(height, inner_height + 1)
@@ -229,7 +236,8 @@ def check_tuple(value: tuple, limits: Limits) -> tuple:
 
 
 # Containers that C code walks item by item when it compares, renders or encodes a value.
-_NESTABLE = frozenset({list, tuple, dict, OrderedSet, ReadOnlyMapping, Record})
+_NESTABLE = frozenset({list, tuple, dict, OrderedSet, ReadOnlyMapping, Record, *CONTAINER_TYPES})
+_DICTS = frozenset({dict, ReadOnlyMapping, *DICT_TYPES})
 
 
 def expanded_size(value: Any, cap: int) -> int:
@@ -250,7 +258,7 @@ def expanded_size(value: Any, cap: int) -> int:
         sizes[id(node)] = 1
         if type(node) is Record:
             items = list(node.fields.values())
-        elif type(node) in (dict, ReadOnlyMapping):
+        elif type(node) in _DICTS:
             items = [*node.keys(), *node.values()]
         else:
             items = node
@@ -291,7 +299,7 @@ def check_value(value: Any, limits: Limits) -> Any:
     kind = type(value)
     if kind is str:
         return check_string(value, limits)
-    if kind in (list, dict, tuple, OrderedSet):
+    if kind in (list, dict, tuple, OrderedSet) or kind in CONTAINER_TYPES:
         return check_items(value, limits)
     return value
 
@@ -445,6 +453,23 @@ def _inplace(python, name):
 
 INPLACE = {**BINARY, "+": _iadd, "*": _imul, "|": _inplace(operator.ior, "|"), "&": _inplace(operator.iand, "&"),
            "-": _inplace(operator.isub, "-"), "^": _inplace(operator.ixor, "^")}
+_PYTHON_INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "|": operator.ior, "&": operator.iand,
+                   "^": operator.ixor}
+
+
+def _native_inplace(name, apply):
+    """A Counter, deque, ... changes in place as in CPython (aliases see it); their operators
+    meter themselves."""
+    python = _PYTHON_INPLACE[name]
+
+    def apply_native(a, b, limits):
+        if isinstance(a, NativeValue):
+            return python(a, b)
+        return apply(a, b, limits)
+    return apply_native
+
+
+INPLACE.update({name: _native_inplace(name, INPLACE[name]) for name in _PYTHON_INPLACE})
 UNARY = {"-": operator.neg, "+": operator.pos, "not": operator.not_, "~": operator.invert}
 
 
@@ -469,7 +494,7 @@ def _compared(fn):
 
 
 def _contains(a, b, limits):
-    if type(b) in (list, tuple):  # a linear scan comparing `a` with each item
+    if type(b) in (list, tuple, DequeValue, NamedTupleValue):  # a linear scan comparing `a` with each item
         charge_walk(limits, b)
         if type(a) in _NESTABLE:
             charge_walk(limits, a, times=len(b))
@@ -546,6 +571,17 @@ def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -
 
     if isinstance(value, (str, int, float, bool)) or value is None:
         put(repr(value))
+    elif isinstance(value, CONTAINER_TYPES):
+        if id(value) in seen:
+            put(value.recursive_text)
+            return
+        seen.add(id(value))
+        for kind, part in value.repr_parts():
+            if kind == "text":
+                put(part)
+            else:
+                _repr_into(part, out, seen, budget, limits)
+        seen.discard(id(value))
     elif isinstance(value, (list, tuple, dict, OrderedSet)):
         if id(value) in seen:
             put("[...]" if isinstance(value, list) else "(...)" if isinstance(value, tuple) else "{...}")

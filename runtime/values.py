@@ -128,6 +128,18 @@ class DwfIterator:
         return f"<{self.name} object>"
 
 
+class NativeValue:
+    """Base of the values the standard modules make (`runtime/collection_values.py`): each type
+    names itself for messages (`type_label`) and answers attribute access itself
+    (`script_attribute`), within the allow-list of `grammar/builtins.py` METHODS."""
+
+    __slots__ = ()
+    type_label = "object"
+
+    def script_attribute(self, attr: str) -> Any:
+        raise NotImplementedError
+
+
 class MatchValue:
     """A regular-expression match as plain data (the subject string, the span of every group and
     the group names), exposing only group/groups/groupdict/start/end/span like `re.Match`."""
@@ -336,6 +348,8 @@ def type_name(value: Any) -> str:
 
     if value is None:
         return "None"
+    if isinstance(value, NativeValue):
+        return value.type_label
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, Record):

@@ -247,3 +247,67 @@ class ReadOnlyArgs(Rule):
     name = "args-read-only"
     message = "`args` is read-only"
     help = "copy the value into a variable of your own"
+
+
+class NamedTupleClass(Rule):
+    """
+    ## What it does
+    Reports a class that derives from `typing.NamedTuple` (`class Point(NamedTuple): ...`).
+
+    ## Why is this bad?
+    DWF classes exist only as TypedDict declarations: a class body cannot hold fields with
+    defaults, methods and the generated dunders a named tuple class has. The functional form
+    `collections.namedtuple("Point", ["x", "y"])` makes the same values (fields by name and by
+    position, unpacking, `_asdict`, `_replace`) without a class body.
+
+    ## Example
+    ```python
+    class Span(NamedTuple):
+        start: int
+        end: int
+    ```
+
+    ## Use instead
+    ```python
+    from collections import namedtuple
+
+    Span = namedtuple("Span", ["start", "end"])
+    ```
+    or, for a typed result of an ask, `class Span(TypedDict): ...` and plain dicts.
+    """
+
+    code = "DWF210"
+    name = "namedtuple-class"
+    message = "`{name}` cannot derive from `NamedTuple`: DWF has no class bodies besides TypedDict"
+    help = "write `{name} = namedtuple(\"{name}\", [{fields}])` (from collections), or declare a TypedDict and build dicts"
+
+
+class ModuleMemberRefused(Rule):
+    """
+    ## What it does
+    Reports a member of an importable standard module that DWF does not offer on purpose
+    (`functools.partial`, `itertools.tee`, `collections.abc`, `string.Template`, ...), with what
+    to write instead.
+
+    ## Why is this bad?
+    These members hand out objects that walk attributes (`string.Template`, `string.Formatter`),
+    share hidden state between values (`itertools.tee`), or exist to build classes and decorators
+    (`functools.partial`, `lru_cache`, `collections.abc`), none of which a DWF script can hold.
+
+    ## Example
+    ```python
+    from functools import partial
+
+    review_strict = partial(review, strict=True)
+    ```
+
+    ## Use instead
+    ```python
+    review_strict = lambda path: review(path, strict=True)
+    ```
+    """
+
+    code = "DWF211"
+    name = "module-member-refused"
+    message = "DWF does not offer `{name}`"
+    help = "{hint}"

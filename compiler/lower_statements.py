@@ -338,6 +338,8 @@ class StatementLowering:
                 hint = f"did you mean `{close[0]}`?" if close else f"allowed: {', '.join(allowed)}"
                 if module == "typing" and name == "Any":
                     hint = "`Any` would let any result through; describe the shape with a TypedDict, or use `object`"
+                if module == "typing" and name == "NamedTuple":
+                    hint = "use `from collections import namedtuple` and `Point = namedtuple(\"Point\", [\"x\", \"y\"])`"
                 self.report(N.ImportNotAllowed, alias, detail=f"`{module}.{name}` cannot be imported", help=hint)
         if module in B.MODULES and members:
             return ir.Import(self.span(node), module, "", tuple(members))
@@ -414,6 +416,13 @@ class StatementLowering:
         name = node.name.value
         for decorator in node.decorators:
             self.report(X.Decorator, decorator)
+        if any(_dotted(base.value).split(".")[-1] == "NamedTuple" for base in node.bases if base.keyword is None):
+            fields = [s.body[0].target.value for s in getattr(node.body, "body", ())
+                      if isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.AnnAssign)
+                      and isinstance(s.body[0].target, cst.Name)]
+            self.report(N.NamedTupleClass, self._head_span(node), name=name,
+                        fields=", ".join(f'"{f}"' for f in fields) or '"x", "y"')
+            return None
         if node.name.value in self.typeddicts and self.typeddicts[name] is node:
             if not self.at_top_level:
                 self.report(X.NotTopLevel, self._head_span(node), what="TypedDict declarations")

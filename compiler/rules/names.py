@@ -118,8 +118,11 @@ class ImportNotAllowed(Rule):
     """
     ## What it does
     Reports imports outside the allow-list: `from typing import ...` (TypedDict, Literal,
-    NotRequired, Required, Optional, Union, Annotated), `import json`, `import re`,
-    `import math` and `from dwf import ...` (star and relative imports are `DWF101`).
+    NotRequired, Required, Optional, Union, Annotated), `json`, `re`, `math`, the pure standard
+    modules `collections`, `itertools`, `functools`, `statistics`, `string`, `textwrap` and
+    `difflib` (as `import m`, `import m as n` or `from m import name`), and
+    `from dwf import ...` (star and relative imports are `DWF101`; members of those modules
+    refused on purpose are `DWF211`).
 
     ## Why is this bad?
     Every other module can reach the network, the file system or the clock, and the compiler

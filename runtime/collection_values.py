@@ -504,8 +504,11 @@ class NamedTupleType(NativeType):
 class NamedTupleValue(tuple, _Methods):
     """An instance of a namedtuple type: a tuple whose items also have names."""
 
-    type_label = "namedtuple"
     recursive_text = "(...)"
+
+    @property
+    def type_label(self) -> str:  # messages name the type, as CPython's do
+        return self.kind.name
 
     def __new__(cls, items, kind: NamedTupleType):
         value = super().__new__(cls, items)

@@ -28,7 +28,7 @@ from typing import Any
 from dwf.grammar import builtins as B
 from dwf.grammar import facade as F
 
-from .collection_values import CONTAINER_TYPES, DICT_TYPES, INTERNAL_NAMES, DequeValue, NamedTupleValue
+from .collection_values import CONTAINER_TYPES, DICT_TYPES, INTERNAL_NAMES, CounterValue, DequeValue, NamedTupleValue
 from .errors import FatalError, ScriptError
 from .limits import Limits
 from .records import Record
@@ -166,7 +166,7 @@ def charge(limits: Limits | RunLimits, steps: int) -> None:
             raise limit_error("steps", limits)
 
 
-_CONTAINERS = (list, tuple, dict, OrderedSet, ReadOnlyMapping, range, *CONTAINER_TYPES)
+_CONTAINERS = frozenset({list, tuple, dict, OrderedSet, ReadOnlyMapping, range, *CONTAINER_TYPES})
 
 
 def work(value: Any) -> int:
@@ -420,8 +420,15 @@ BINARY = {
 
 # Augmented assignment mutates lists, dicts and sets in place, so aliases see the change as in
 # CPython (`b = a; a += [1]` changes `b`); every other operand gets the plain operator.
+# A Counter or deque changes in place as in CPython (aliases see it); their operators meter
+# themselves (collection_values.py).
+_IN_PLACE_NATIVE = frozenset({CounterValue, DequeValue})
+
+
 def _iadd(a, b, limits):
     if type(a) is not list:
+        if type(a) in _IN_PLACE_NATIVE:
+            return operator.iadd(a, b)
         return _add(a, b, limits)
     iterable(b)
     if hasattr(b, "__len__") and len(a) + len(b) > limits.items:
@@ -433,6 +440,8 @@ def _iadd(a, b, limits):
 
 def _imul(a, b, limits):
     if type(a) is not list or type(b) is not int:
+        if type(a) in _IN_PLACE_NATIVE:
+            return operator.imul(a, b)
         return _mul(a, b, limits)
     _check_repeat(a, b, limits)
     a *= b
@@ -447,29 +456,16 @@ def _inplace(python, name):
         if type(a) is OrderedSet or (type(a) is dict and name == "|"):
             charge(limits, work(b))
             return check_value(python(a, b), limits)
+        if type(a) in _IN_PLACE_NATIVE or (isinstance(a, dict) and name == "|"):
+            charge(limits, work(b))
+            return check_items(python(a, b), limits)
         return BINARY[name](a, b, limits)
     return apply
 
 
 INPLACE = {**BINARY, "+": _iadd, "*": _imul, "|": _inplace(operator.ior, "|"), "&": _inplace(operator.iand, "&"),
            "-": _inplace(operator.isub, "-"), "^": _inplace(operator.ixor, "^")}
-_PYTHON_INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "|": operator.ior, "&": operator.iand,
-                   "^": operator.ixor}
 
-
-def _native_inplace(name, apply):
-    """A Counter, deque, ... changes in place as in CPython (aliases see it); their operators
-    meter themselves."""
-    python = _PYTHON_INPLACE[name]
-
-    def apply_native(a, b, limits):
-        if isinstance(a, NativeValue):
-            return python(a, b)
-        return apply(a, b, limits)
-    return apply_native
-
-
-INPLACE.update({name: _native_inplace(name, INPLACE[name]) for name in _PYTHON_INPLACE})
 UNARY = {"-": operator.neg, "+": operator.pos, "not": operator.not_, "~": operator.invert}
 
 

@@ -46,12 +46,14 @@ class BoundedWrapper(textwrap.TextWrapper):
 
     def _split_chunks(self, text: str) -> list:
         limits = self.limits
-        estimate = 2 * sum(text.count(c) for c in _WHITESPACE) + text.count("-") + 1
-        if estimate > limits.items:
-            raise limit_error("items", limits)
-        charge(limits, work(text))
-        chunks = super()._split_chunks(text)
         room = max(1, self.width - max(len(self.initial_indent), len(self.subsequent_indent)))
+        # At most one chunk per whitespace run, word and hyphen, and at most one line per chunk
+        # plus one per `room` characters of the long words broken into lines.
+        estimate = 2 * sum(text.count(c) for c in _WHITESPACE) + text.count("-") + 1
+        if estimate > limits.items or (self.break_long_words and estimate + len(text) // room > limits.items):
+            raise limit_error("items", limits)
+        charge(limits, len(text) // 4)  # the chunking regex tries its alternatives at every character
+        chunks = super()._split_chunks(text)
         lines, copied = len(chunks), 0
         for chunk in chunks:
             if len(chunk) > room:  # broken into lines, the rest copied each time

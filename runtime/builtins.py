@@ -20,10 +20,10 @@ from dwf.grammar import builtins as B
 
 from .collection_values import DequeValue, NativeType
 from .errors import SCRIPT_EXCEPTION_PARENTS, ScriptError, is_subclass
-from .stdlib_modules import standard_modules
 from .records import Record
 from .sandbox import (BINARY, charge, charge_walk, check_int, check_items, check_string, check_tuple,
                       display, dwf_repr, iterable, limit_error, to_json, work)
+from .stdlib_modules import standard_modules
 from .values import (BuiltinFunction, DwfIterator, ExceptionType, MatchValue, Module, OrderedSet, ScriptFunction,
                      type_name)
 

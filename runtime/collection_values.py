@@ -399,6 +399,12 @@ class DequeValue(collections.deque, _Methods):
         except RuntimeError:
             raise ScriptError("RuntimeError", "deque mutated during iteration") from None
 
+    def __reversed__(self):
+        try:
+            yield from collections.deque.__reversed__(self)
+        except RuntimeError:
+            raise ScriptError("RuntimeError", "deque mutated during iteration") from None
+
     def copy_value(self) -> DequeValue:
         self.meter.charge(len(self) // 16)
         return DequeValue(collections.deque.__iter__(self), self.maxlen, self.meter)

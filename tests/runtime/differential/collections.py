@@ -142,6 +142,7 @@ return visited
     ("deque-maxlen-extend", "from collections import deque\nd = deque(range(10), maxlen=4)\nd.extend('ab')\nd.extendleft('z')\nreturn list(d)"),
     ("deque-copy-sorted-sum", "from collections import deque\nd = deque([3, 1, 2])\ne = d.copy()\ne.append(0)\nreturn [sorted(d), sum(d), max(e), list(reversed(d)), len(e)]"),
     ("deque-mutated-while-iterating", "from collections import deque\nd = deque([1, 2])\nfor x in d:\n    d.append(x)\nreturn list(d)"),
+    ("deque-mutated-while-reversed", "from collections import deque\nd = deque([1, 2])\nfirst = list(reversed(d))\nfor x in reversed(d):\n    d.append(x)\nreturn first"),
     ("deque-isinstance", "from collections import deque\nd = deque()\nreturn [isinstance(d, deque), isinstance(d, list), isinstance([], deque)]"),
     ("deque-sliding-window", "from collections import deque\nwindow = deque(maxlen=3)\nsums = []\nfor x in [1, 2, 3, 4, 5]:\n    window.append(x)\n    sums.append(sum(window))\nreturn sums"),
     ("deque-slice-error", "from collections import deque\nd = deque([1, 2])\ntry:\n    return d[0:1]\nexcept TypeError as e:\n    return str(e)"),

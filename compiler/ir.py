@@ -374,8 +374,9 @@ class ExceptionClass(Node):
 
 @dataclass(frozen=True, slots=True)
 class Import(Node):
-    module: str  # "json" | "re" | "math"
-    name: str  # the name it is bound to
+    module: str  # a module of grammar/builtins.py MODULES
+    name: str  # the name it is bound to (`import m as name`); "" for `from m import ...`
+    members: tuple[tuple[str, str], ...] = ()  # `from m import member as bound`: (member, bound)
 
 
 Stmt = Union[

@@ -277,6 +277,9 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
             self.report(N.UndefinedName, node, name=name, hint=f"add `import {name}` at the top of the script")
         elif name in B.TYPING_NAMES:
             self.report(N.UndefinedName, node, name=name, hint=f"add `from typing import {name}` at the top of the script")
+        elif name in MODULE_OF_MEMBER:
+            self.report(N.UndefinedName, node, name=name,
+                        hint=f"add `from {MODULE_OF_MEMBER[name]} import {name}` at the top of the script")
         else:
             visible = set(F.FACADE_NAMES) | set(B.BUILTINS)
             scope: Scope | None = self.scope
@@ -289,6 +292,12 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
 
 
 # ---------------------------------------------------------------- helpers
+
+# The module that offers each importable member, for "add `from collections import Counter`"
+# (the standard modules' distinctive names only: `count` or `digits` are more often a variable).
+MODULE_OF_MEMBER = {member: module for module in ("collections", "itertools", "functools", "statistics", "textwrap", "difflib")
+                    for member in B.MODULES[module] if member not in ("count", "repeat", "cycle", "compress", "mode")}
+
 
 
 def _bound_name(node: cst.CSTNode, name: str) -> cst.CSTNode:

@@ -173,7 +173,10 @@ class ExpressionLowering:
         if isinstance(value, ir.Name) and value.scope == ir.MODULE:
             module = self._module_of(value.id)
             allowed = B.MODULES.get(module, ())
-            if attr not in allowed:
+            if f"{module}.{attr}" in B.REFUSED_MODULE_MEMBERS:
+                self.report(N.ModuleMemberRefused, node.attr, name=f"{module}.{attr}",
+                            hint=B.REFUSED_MODULE_MEMBERS[f"{module}.{attr}"])
+            elif attr not in allowed:
                 close = difflib.get_close_matches(attr, allowed, n=1)
                 hint = f"did you mean `{module}.{close[0]}`?" if close else f"`{module}` offers: {', '.join(allowed)}"
                 self.report(N.AttributeNotAllowed, node.attr, receiver=module, attr=attr, hint=hint)

@@ -50,6 +50,10 @@ UNSUPPORTED_STATEMENTS = {
 SIMPLE_STATEMENTS = {cst.Pass: ir.Pass, cst.Break: ir.Break, cst.Continue: ir.Continue}
 
 
+# How messages name the importable modules.
+IMPORTABLE = ", ".join(f"`{m}`" for m in (*B.MODULES, "typing")) + " and `dwf`"
+
+
 class StatementLowering:
     """Lowers statements, blocks and assignment targets; see the module docstring."""
 
@@ -293,19 +297,21 @@ class StatementLowering:
         if root in B.NONDETERMINISTIC_MODULES:
             why, hint = B.NONDETERMINISTIC_MODULES[root]
             self.report(N.NondeterministicModule, node, module=root, why=why, hint=hint)
+        elif module in B.REFUSED_MODULE_MEMBERS:
+            self.report(N.ModuleMemberRefused, node, name=module, hint=B.REFUSED_MODULE_MEMBERS[module])
         elif root == "typing":
             self.report(N.ImportNotAllowed, node, detail="Import typing names with `from typing import ...`",
                         help=f"write `from typing import {', '.join(B.TYPING_NAMES[:3])}, ...`")
         else:
             self.report(N.ImportNotAllowed, node, detail=f"The module `{module}` cannot be imported in DWF scripts",
-                        help="only `json`, `re`, `math`, `typing` and `dwf` can be imported: the compiler must prove the script deterministic")
+                        help=f"only {IMPORTABLE} can be imported: the compiler must prove the script deterministic")
 
     def stmt_import_from(self, node: cst.ImportFrom) -> ir.Stmt | None:
         if not self.at_top_level:
             self.report(X.NotTopLevel, node, what="Imports")
         if node.relative:
             self.report(X.UnsupportedStatement, node.relative[0], construct="relative import",
-                        hint="a DWF script is self-contained; only `json`, `re`, `math`, `typing` and `dwf` can be imported")
+                        hint=f"a DWF script is self-contained; only {IMPORTABLE} can be imported")
             return None
         module = _dotted(node.module) if node.module is not None else ""
         if isinstance(node.names, cst.ImportStar):
@@ -316,15 +322,30 @@ class StatementLowering:
             allowed = B.TYPING_NAMES
         elif module == "dwf":
             allowed = tuple(sorted(F.FACADE_NAMES))
+        elif module in B.MODULES:
+            allowed = B.MODULES[module]
         else:
             self._report_bad_module(node.module, module)
             return None
+        members = []
         for alias in node.names:
             name = _dotted(alias.name)
-            if name not in allowed:
+            if name in allowed:
+                bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
+                members.append((name, bound))
+            elif f"{module}.{name}" in B.REFUSED_MODULE_MEMBERS:
+                self.report(N.ModuleMemberRefused, alias, name=f"{module}.{name}",
+                            hint=B.REFUSED_MODULE_MEMBERS[f"{module}.{name}"])
+            else:
                 close = difflib.get_close_matches(name, allowed, n=1)
                 hint = f"did you mean `{close[0]}`?" if close else f"allowed: {', '.join(allowed)}"
+                if module == "typing" and name == "Any":
+                    hint = "`Any` would let any result through; describe the shape with a TypedDict, or use `object`"
+                if module == "typing" and name == "NamedTuple":
+                    hint = "use `from collections import namedtuple` and `Point = namedtuple(\"Point\", [\"x\", \"y\"])`"
                 self.report(N.ImportNotAllowed, alias, detail=f"`{module}.{name}` cannot be imported", help=hint)
+        if module in B.MODULES and members:
+            return ir.Import(self.span(node), module, "", tuple(members))
         return None
 
     # ------------------------------------------------------------ definitions
@@ -380,6 +401,13 @@ class StatementLowering:
         name = node.name.value
         for decorator in node.decorators:
             self.report(X.Decorator, decorator)
+        if any(_dotted(base.value).split(".")[-1] == "NamedTuple" for base in node.bases if base.keyword is None):
+            fields = [s.body[0].target.value for s in getattr(node.body, "body", ())
+                      if isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.AnnAssign)
+                      and isinstance(s.body[0].target, cst.Name)]
+            self.report(N.NamedTupleClass, self._head_span(node), name=name,
+                        fields=", ".join(f'"{f}"' for f in fields) or '"x", "y"')
+            return None
         if node.name.value in self.typeddicts and self.typeddicts[name] is node:
             if not self.at_top_level:
                 self.report(X.NotTopLevel, self._head_span(node), what="TypedDict declarations")

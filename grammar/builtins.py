@@ -33,7 +33,7 @@ FORBIDDEN_BUILTINS: dict[str, str] = {
     "compile": "DWF scripts cannot run generated code",
     "open": "read workspace files with `await files.read(path)`",
     "input": "ask the run's owner through an agent's escalation, or declare a run argument in `meta[\"args\"]`",
-    "__import__": "only `json`, `re`, `math` and `typing` can be imported",
+    "__import__": "import one of the allowed modules at the top of the script (`import json`, `from collections import Counter`)",
     "globals": "use variables directly",
     "locals": "use variables directly",
     "vars": "use variables directly",
@@ -91,6 +91,49 @@ MODULES: dict[str, tuple[str, ...]] = {
         "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
         "degrees", "radians", "pi", "e", "tau", "inf", "nan",
     ),
+    # The pure standard modules (runtime/collections_module.py, itertools_module.py,
+    # stdlib_modules.py): lazy where CPython is lazy, bounded by the run's limits.
+    "collections": ("Counter", "defaultdict", "OrderedDict", "deque", "namedtuple"),
+    "itertools": (
+        "chain", "islice", "groupby", "product", "combinations", "combinations_with_replacement",
+        "permutations", "zip_longest", "accumulate", "pairwise", "batched", "count", "cycle", "repeat",
+        "starmap", "takewhile", "dropwhile", "filterfalse", "compress",
+    ),
+    "functools": ("reduce",),
+    "statistics": ("mean", "fmean", "median", "median_low", "median_high", "mode", "multimode",
+                   "stdev", "pstdev", "variance", "pvariance", "quantiles", "StatisticsError"),
+    "string": ("ascii_letters", "ascii_lowercase", "ascii_uppercase", "digits", "hexdigits", "octdigits",
+               "punctuation", "whitespace", "printable", "capwords"),
+    "textwrap": ("dedent", "indent", "shorten", "wrap", "fill"),
+    "difflib": ("unified_diff", "get_close_matches"),
+}
+# Members of the allowed modules that DWF refuses on purpose, with what to write instead
+# (DWF211): they hand out live interpreter objects, walk attributes, or share hidden state.
+REFUSED_MODULE_MEMBERS: dict[str, str] = {
+    "collections.abc": "test the value itself: `isinstance(value, (list, tuple))`, `isinstance(value, dict)`",
+    "collections.ChainMap": "merge the dicts: `{**defaults, **overrides}`",
+    "collections.UserDict": "use a plain dict",
+    "collections.UserList": "use a plain list",
+    "collections.UserString": "use a plain str",
+    "functools.partial": "write a lambda: `lambda x: f(x, 2)`",
+    "functools.partialmethod": "write a lambda",
+    "functools.lru_cache": "keep a dict of computed results: `cache.setdefault(key, compute(key))`",
+    "functools.cache": "keep a dict of computed results: `cache.setdefault(key, compute(key))`",
+    "functools.cached_property": "DWF has no classes with methods; use a dict",
+    "functools.wraps": "DWF has no decorators",
+    "functools.total_ordering": "DWF has no classes with methods; sort with `key=`",
+    "functools.cmp_to_key": "sort with `key=` returning a tuple, e.g. `key=lambda f: (f[\"severity\"], f[\"path\"])`",
+    "functools.singledispatch": "branch on `isinstance(value, ...)`",
+    "itertools.tee": "materialize the items once with `list(...)` and iterate the list twice",
+    "string.Template": "use an f-string: `f\"Hello {name}\"`",
+    "string.Formatter": "use an f-string",
+    "difflib.HtmlDiff": "use `difflib.unified_diff` and report the text",
+    "difflib.context_diff": "use `difflib.unified_diff(a, b)`",
+    "difflib.Differ": "use `difflib.unified_diff(a, b)`",
+    "difflib.ndiff": "use `difflib.unified_diff(a, b)` (ndiff compares every pair of changed lines: unbounded work)",
+    "difflib.SequenceMatcher": "use `difflib.get_close_matches(word, candidates)` or `difflib.unified_diff(a, b)`",
+    "statistics.NormalDist": "compute with `statistics.mean` and `statistics.stdev`",
+    "textwrap.TextWrapper": "call `textwrap.wrap(text, width=...)` or `textwrap.fill(...)` with keyword options",
 }
 # Members of a compiled regular expression (`re.compile(...)`) and of a match object.
 PATTERN_METHODS: tuple[str, ...] = (
@@ -101,6 +144,23 @@ MATCH_METHODS: tuple[str, ...] = (
     "group", "groups", "groupdict", "start", "end", "span", "expand",
     "lastindex", "lastgroup", "pos", "endpos", "re", "string",
 )
+# Members of the values the standard modules make (runtime/collections_module.py, ...).
+COUNTER_METHODS: tuple[str, ...] = (
+    "clear", "copy", "elements", "get", "items", "keys", "most_common", "pop", "popitem", "setdefault",
+    "subtract", "total", "update", "values",
+)
+DEFAULTDICT_METHODS: tuple[str, ...] = (
+    "clear", "copy", "default_factory", "get", "items", "keys", "pop", "popitem", "setdefault", "update", "values",
+)
+ORDEREDDICT_METHODS: tuple[str, ...] = (
+    "clear", "copy", "get", "items", "keys", "move_to_end", "pop", "popitem", "setdefault", "update", "values",
+)
+DEQUE_METHODS: tuple[str, ...] = (
+    "append", "appendleft", "clear", "copy", "count", "extend", "extendleft", "index", "insert", "maxlen",
+    "pop", "popleft", "remove", "reverse", "rotate",
+)
+NAMEDTUPLE_METHODS: tuple[str, ...] = ("_asdict", "_replace", "_fields", "count", "index")
+NAMEDTUPLE_TYPE_MEMBERS: tuple[str, ...] = ("_fields", "_make", "_field_defaults")
 
 STR_METHODS: tuple[str, ...] = (
     "capitalize", "casefold", "center", "count", "endswith", "expandtabs", "find", "index",
@@ -146,6 +206,11 @@ METHODS: dict[str, tuple[str, ...]] = {
     "float": FLOAT_METHODS,
     "re.Pattern": PATTERN_METHODS,
     "re.Match": MATCH_METHODS,
+    "Counter": COUNTER_METHODS,
+    "defaultdict": DEFAULTDICT_METHODS,
+    "OrderedDict": ORDEREDDICT_METHODS,
+    "deque": DEQUE_METHODS,
+    "namedtuple": NAMEDTUPLE_METHODS,
 }
 # Members of METHODS that are data read from a value, not methods: `x.real`, `r.start`. A type
 # name with one of them (`int.real`) is not a function value.

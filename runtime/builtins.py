@@ -14,6 +14,7 @@ from typing import Any
 from dwf.grammar import builtins as B
 
 from . import regex
+from .collection_values import DequeValue, NativeType
 from .errors import ScriptError, is_subclass
 from .exceptions import json_decode_error
 from .formatting import FORMATTING_BUILTINS
@@ -21,6 +22,7 @@ from .json_text import json_dumps
 from .records import Record
 from .sandbox import (BINARY, COMPARE, charge, charge_walk, check_frozenset, check_int, check_items, check_string,
                       check_tuple, display, dwf_repr, iterable, limit_error, work)
+from .stdlib_modules import standard_modules
 from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, FrozenSet, Module,
                      OrderedSet, ScriptFunction, UnboundMethod, type_name)
 
@@ -80,7 +82,7 @@ def _materialize(interp, value) -> list:
 def b_len(interp, args, kwargs):
     _no_kwargs("len", kwargs)
     (value,) = args
-    if isinstance(value, (str, list, tuple, dict, OrderedSet, FrozenSet, range)):
+    if isinstance(value, (str, list, tuple, dict, OrderedSet, FrozenSet, range, DequeValue)):
         return len(value)
     raise ScriptError("TypeError", f"object of type '{type_name(value)}' has no len()")
 
@@ -234,7 +236,7 @@ def b_zip(interp, args, kwargs):
 def b_reversed(interp, args, kwargs):
     _no_kwargs("reversed", kwargs)
     (value,) = args
-    if isinstance(value, (list, tuple, str, range)):
+    if isinstance(value, (list, tuple, str, range, DequeValue)):
         return DwfIterator(_metered(interp.limits, reversed(value)), "reversed")
     if isinstance(value, dict):
         return DwfIterator(_metered(interp.limits, reversed(list(value))), "reversed")
@@ -341,6 +343,9 @@ def b_isinstance(interp, args, kwargs):
         if isinstance(kind, tuple):
             charge(interp.limits, work(kind))
             pending.extend(reversed(kind))  # left to right, as CPython tries them
+        elif isinstance(kind, NativeType):  # Counter, deque, a namedtuple type, ...
+            if kind.holds(value):
+                return True
         elif isinstance(kind, BuiltinFunction) and kind.name in ISINSTANCE_TYPES:
             if kind.name == "dict" and isinstance(value, Record):
                 continue
@@ -561,7 +566,7 @@ def make_modules() -> dict[str, Module]:
     for name in B.MODULES["math"]:
         value = getattr(math, name)
         math_members[name] = value if isinstance(value, float) else BuiltinFunction(f"math.{name}", _math(name))
-    modules = {"json": json_members, "re": re_members, "math": math_members}
+    modules = {"json": json_members, "re": re_members, "math": math_members, **standard_modules()}
     assert all(set(m) == set(B.MODULES[n]) for n, m in modules.items()), "module members disagree with grammar"
     return {name: Module(name, members) for name, members in modules.items()}
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import sandbox
+from .collection_values import DICT_TYPES
+from .collections_module import call_native_method
 from .errors import ScriptError
 from .frames import _bounded_list
 from .limits import Limits
@@ -113,6 +115,7 @@ CONSTANT_TIME_METHODS = {
     OrderedSet: frozenset({"add", "discard", "remove", "pop", "update"}),
     range: frozenset({"index", "count"}), slice: frozenset({"indices"}),  # of an int: arithmetic (else below)
 }
+CONSTANT_TIME_METHODS.update({kind: CONSTANT_TIME_METHODS[dict] for kind in DICT_TYPES})
 GROWING_CONTAINER_METHODS = frozenset({"append", "extend", "insert", "update", "add", "setdefault"})
 _COMPARING_METHODS = frozenset({"sort", "index", "count", "remove"})
 SPLITTING_METHODS = frozenset({"split", "rsplit"})
@@ -123,6 +126,8 @@ _KEYS_VIEW, _VALUES_VIEW, _ITEMS_VIEW = type({}.keys()), type({}.values()), type
 
 def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: dict) -> Any:
     receiver, name = method.receiver, method.name
+    if method.fn is None:  # a method of a collections value (collections_module.py)
+        return call_native_method(interp, receiver, name, args, kwargs)
     limits = interp.limits
     kind = type(receiver)
     if kind is str:

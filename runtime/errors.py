@@ -46,6 +46,7 @@ SCRIPT_EXCEPTION_PARENTS: dict[str, str | None] = {
     "ArtifactError": "WorkflowError",
     "BudgetExceeded": "WorkflowError",
     "re.error": "Exception",  # a bad pattern or template; scripts name it `re.error`
+    "StatisticsError": "ValueError",  # raised by `statistics` on bad data
 }
 
 

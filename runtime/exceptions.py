@@ -19,6 +19,7 @@ The counterparts are a few fixed sample objects made here and never handed to sc
 from __future__ import annotations
 
 import builtins as python_builtins
+import importlib
 import json
 import math
 import re
@@ -75,8 +76,11 @@ def _counterpart(value: Any) -> Any:
         return _ITERATOR_SAMPLES.get(value.name, _ITERATOR_SAMPLES["map"])
     if isinstance(value, ScriptObject):
         return value.python_counterpart
-    if kind is Module:
-        return _MODULES.get(value.name, _NO_COUNTERPART)
+    if kind is Module:  # the standard modules are imported only on this error path
+        try:
+            return _MODULES.get(value.name) or importlib.import_module(value.name)
+        except ImportError:
+            return _NO_COUNTERPART
     if kind is ExceptionType:
         return _python_class(value.lineage)
     if isinstance(value, ScriptError):

@@ -10,6 +10,7 @@ from typing import Any, Callable
 from dwf.compiler import ir
 
 from . import sandbox
+from .collection_values import DequeValue
 from .errors import DwfError, FatalError, Frame, ScriptError
 from .exceptions import unbound_free, unbound_local, undefined_global
 from .limits import Limits
@@ -172,7 +173,7 @@ def _mapping(value: Any) -> dict:
 
 
 def _get_item(container: Any, index: Any) -> Any:
-    if isinstance(container, (list, tuple, str, dict, range)):
+    if isinstance(container, (list, tuple, str, dict, range, DequeValue)):
         return container[index]
     if isinstance(container, ScriptObject):
         return container.get_item(index)  # a match: `m[1]`, `m["name"]`
@@ -191,13 +192,16 @@ def _set_item(container: Any, index: Any, value: Any, limits: Limits) -> None:
         if len(container) > limits.items:
             raise sandbox.limit_error("items", limits)
         return
+    if isinstance(container, DequeValue):
+        container[index] = value
+        return
     raise ScriptError("TypeError", f"'{type_name(container)}' object does not support item assignment")
 
 
 def _del_item(container: Any, index: Any) -> None:
     if isinstance(container, ReadOnlyMapping):
         raise ScriptError("TypeError", "`args` is read-only")
-    if isinstance(container, (list, dict)):
+    if isinstance(container, (list, dict, DequeValue)):
         del container[index]
         return
     raise ScriptError("TypeError", f"'{type_name(container)}' object does not support item deletion")

@@ -28,13 +28,14 @@ from typing import Any
 from dwf.grammar import builtins as B
 from dwf.grammar import facade as F
 
+from .collection_values import CONTAINER_TYPES, DICT_TYPES, INTERNAL_NAMES, CounterValue, DequeValue, NamedTupleValue
 from .errors import FatalError, ScriptError
 from .exceptions import missing_attribute
 from .limits import Limits
 from .records import Record
 from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, FrozenSet,
-                     LazyAwaitable, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, ScriptObject, UnboundMethod,
-                     type_name)
+                     LazyAwaitable, Module, NativeValue, OrderedSet, ReadOnlyMapping, ScriptFunction, ScriptObject,
+                     UnboundMethod, type_name)
 
 PYTHON_TO_DWF = {
     ZeroDivisionError: "ZeroDivisionError", KeyError: "KeyError", IndexError: "IndexError",
@@ -42,7 +43,7 @@ PYTHON_TO_DWF = {
     UnicodeError: "ValueError", AttributeError: "AttributeError",
 }
 # The values a script can iterate (`for`, unpacking, `*args`, `list(...)`, `l += ...`).
-ITERABLES = (list, tuple, str, dict, OrderedSet, FrozenSet, range, DwfIterator)
+ITERABLES = (list, tuple, str, dict, OrderedSet, FrozenSet, range, DwfIterator, DequeValue)
 _METHOD_TYPES = {str: "str", list: "list", dict: "dict", ReadOnlyMapping: "dict", tuple: "tuple", int: "int",
                  float: "float", OrderedSet: "set", FrozenSet: "frozenset", range: "range", slice: "slice"}
 # The builtin type names whose methods a script may reference through the type (`str.lower`).
@@ -58,6 +59,7 @@ _INTERNAL_NAMES = {
     "BoundMethod": "builtin_function", "OrderedSet": "set", "ExceptionType": "type", "Facade": "facade", "Module": "module",
     "DwfIterator": "iterator", "MatchValue": "re.Match", "PatternValue": "re.Pattern", "Record": "record", "ReadOnlyMapping": "dict", "ScriptError": "Exception",
     "FrozenSet": "frozenset", "UnboundMethod": "method_descriptor",
+    **INTERNAL_NAMES,
 }
 _INTERNAL_NAME = re.compile(r"'(" + "|".join(_INTERNAL_NAMES) + r")'")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -116,6 +118,8 @@ def get_attribute(value: Any, attr: str) -> Any:
     on hooks (agents, facades, awaitables), where a wrong attribute is always a fatal misuse."""
     if attr.startswith("__"):
         raise misuse(f"attribute `{attr}` is not allowed")
+    if isinstance(value, NativeValue):  # collections values and types answer for themselves
+        return value.script_attribute(attr)
     kind = _METHOD_TYPES.get(type(value))
     if kind is not None:
         if attr in _ALLOWED[kind]:
@@ -193,7 +197,7 @@ def charge(limits: Limits | RunLimits, steps: int) -> None:
             raise limit_error("steps", limits)
 
 
-_CONTAINERS = (list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, range)
+_CONTAINERS = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, range, *CONTAINER_TYPES})
 
 
 def work(value: Any) -> int:
@@ -223,6 +227,9 @@ def check_items(value: Any, limits: Limits) -> Any:
     return value
 
 
+_TUPLES = frozenset({tuple, NamedTupleValue, FrozenSet})
+
+
 def check_tuple(value: tuple, limits: Limits) -> tuple:
     """Nested tuples stay hashable in bounded time and C stack. CPython hashes and compares a
     tuple by recursing through its tuple items in C, with no depth guard for hashing, and a
@@ -230,7 +237,7 @@ def check_tuple(value: tuple, limits: Limits) -> tuple:
     but has 2**64 paths. So a tuple may nest at most `Limits.recursion` deep and count at most
     `Limits.items` items through all its paths. Only tuples with tuple (or frozenset) items are
     walked, each distinct tuple once."""
-    if not any(type(item) is tuple or type(item) is FrozenSet for item in value):
+    if not any(type(item) in _TUPLES for item in value):
         return value
     _check_hashable_nesting(value, limits)
     return value
@@ -240,7 +247,7 @@ def check_frozenset(value: FrozenSet, limits: Limits) -> FrozenSet:
     """A frozenset is a hashable container too: equal frozensets are compared item by item in C
     when one is looked up in a dict or set, so they are bounded like tuples (`check_tuple`)."""
     check_items(value, limits)
-    if value.measured is None and any(type(item) is tuple or type(item) is FrozenSet for item in value):
+    if value.measured is None and any(type(item) in _TUPLES for item in value):
         _check_hashable_nesting(value, limits)
     return value
 
@@ -249,22 +256,22 @@ def _check_hashable_nesting(value: Any, limits: Limits) -> None:
     measured: dict[int, tuple[int, int]] = {}  # id -> (items through all paths, height)
 
     def measure(node: Any) -> tuple[int, int]:
-        known = measured.get(id(node)) if type(node) is tuple else node.measured
+        known = node.measured if type(node) is FrozenSet else measured.get(id(node))
         if known is not None:
             return known
         size, height = len(node), 1
         for item in node:
-            if type(item) is tuple or type(item) is FrozenSet:
+            if type(item) in _TUPLES:
                 inner_size, inner_height = measure(item)
                 size += inner_size
                 height = max(height, inner_height + 1)
                 if size > limits.items:
                     raise FatalError("LimitExceeded", f"the {Limits.NAMES['items']} ({limits.items:,}) was exceeded by "
                                      "the items of nested tuples and frozensets")
-        if type(node) is tuple:
-            measured[id(node)] = (size, height)
-        else:
+        if type(node) is FrozenSet:
             node.measured = (size, height)  # immutable: measured once for every later check
+        else:
+            measured[id(node)] = (size, height)
         return size, height
 
     # Every tuple and frozenset was checked when it was made, so the recursion is at most one
@@ -276,7 +283,8 @@ def _check_hashable_nesting(value: Any, limits: Limits) -> None:
 
 
 # Containers that C code walks item by item when it compares, renders or encodes a value.
-_NESTABLE = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, Record, slice})
+_NESTABLE = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, Record, slice, *CONTAINER_TYPES})
+_DICTS = frozenset({dict, ReadOnlyMapping, *DICT_TYPES})
 
 
 def expanded_size(value: Any, cap: int) -> int:
@@ -297,7 +305,7 @@ def expanded_size(value: Any, cap: int) -> int:
         sizes[id(node)] = 1
         if type(node) is Record:
             items = list(node.fields.values())
-        elif type(node) in (dict, ReadOnlyMapping):
+        elif type(node) in _DICTS:
             items = [*node.keys(), *node.values()]
         elif type(node) is slice:
             items = [node.start, node.stop, node.step]
@@ -342,7 +350,7 @@ def check_value(value: Any, limits: Limits) -> Any:
         return check_string(value, limits)
     if kind is FrozenSet:
         return check_frozenset(value, limits)
-    if kind in (list, dict, tuple, OrderedSet):
+    if kind in (list, dict, tuple, OrderedSet) or kind in CONTAINER_TYPES:
         return check_items(value, limits)
     return value
 
@@ -465,8 +473,15 @@ BINARY = {
 
 # Augmented assignment mutates lists, dicts and sets in place, so aliases see the change as in
 # CPython (`b = a; a += [1]` changes `b`); every other operand gets the plain operator.
+# A Counter or deque changes in place as in CPython (aliases see it); their operators meter
+# themselves (collection_values.py).
+_IN_PLACE_NATIVE = frozenset({CounterValue, DequeValue})
+
+
 def _iadd(a, b, limits):
     if type(a) is not list:
+        if type(a) in _IN_PLACE_NATIVE:
+            return operator.iadd(a, b)
         return _add(a, b, limits)
     iterable(b)
     if hasattr(b, "__len__") and len(a) + len(b) > limits.items:
@@ -478,6 +493,8 @@ def _iadd(a, b, limits):
 
 def _imul(a, b, limits):
     if type(a) is not list or type(b) is not int:
+        if type(a) in _IN_PLACE_NATIVE:
+            return operator.imul(a, b)
         return _mul(a, b, limits)
     _check_repeat(a, b, limits)
     a *= b
@@ -492,12 +509,16 @@ def _inplace(python, name):
         if type(a) is OrderedSet or (type(a) is dict and name == "|"):
             charge(limits, work(b))
             return check_value(python(a, b), limits)
+        if type(a) in _IN_PLACE_NATIVE or (isinstance(a, dict) and name == "|"):
+            charge(limits, work(b))
+            return check_items(python(a, b), limits)
         return BINARY[name](a, b, limits)
     return apply
 
 
 INPLACE = {**BINARY, "+": _iadd, "*": _imul, "|": _inplace(operator.ior, "|"), "&": _inplace(operator.iand, "&"),
            "-": _inplace(operator.isub, "-"), "^": _inplace(operator.ixor, "^")}
+
 UNARY = {"-": operator.neg, "+": operator.pos, "not": operator.not_, "~": operator.invert}
 
 
@@ -522,7 +543,7 @@ def _compared(fn):
 
 
 def _contains(a, b, limits):
-    if type(b) in (list, tuple):  # a linear scan comparing `a` with each item
+    if type(b) in (list, tuple, DequeValue, NamedTupleValue):  # a linear scan comparing `a` with each item
         charge_walk(limits, b)
         if type(a) in _NESTABLE:
             charge_walk(limits, a, times=len(b))
@@ -603,6 +624,17 @@ def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -
 
     if isinstance(value, (str, int, float, bool)) or value is None:
         put(repr(value))
+    elif isinstance(value, CONTAINER_TYPES):
+        if id(value) in seen:
+            put(value.recursive_text)
+            return
+        seen.add(id(value))
+        for kind, part in value.repr_parts():
+            if kind == "text":
+                put(part)
+            else:
+                _repr_into(part, out, seen, budget, limits)
+        seen.discard(id(value))
     elif isinstance(value, (list, tuple, dict, OrderedSet)):
         if id(value) in seen:
             put("[...]" if isinstance(value, list) else "(...)" if isinstance(value, tuple) else "{...}")

@@ -472,6 +472,12 @@ class StatementCompiler:
     def s_import(self, node: ir.Import) -> Code:
         interp = self.interp
         module = interp.modules[node.module]
+        if node.members:
+            members = [(bound, module.members[member]) for member, bound in node.members]
+
+            def run_from(frame):
+                interp.globals.update(members)
+            return run_from, False
 
         def run(frame):
             interp.globals[node.name] = module

@@ -191,6 +191,18 @@ class DwfIterator:
         return f"<{self.name} object>"
 
 
+class NativeValue:
+    """Base of the values the standard modules make (`runtime/collection_values.py`): each type
+    names itself for messages (`type_label`) and answers attribute access itself
+    (`script_attribute`), within the allow-list of `grammar/builtins.py` METHODS."""
+
+    __slots__ = ()
+    type_label = "object"
+
+    def script_attribute(self, attr: str) -> Any:
+        raise NotImplementedError
+
+
 class ScriptObject:
     """Base of the value types defined above the sandbox (regular-expression patterns and
     matches, `runtime.regex`): the sandbox asks the value itself for its allow-listed
@@ -418,6 +430,8 @@ def type_name(value: Any) -> str:
 
     if value is None:
         return "NoneType"
+    if isinstance(value, NativeValue):
+        return value.type_label
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, Record):

@@ -119,8 +119,10 @@ class ImportNotAllowed(Rule):
     ## What it does
     Reports imports outside the allow-list: `from typing import ...` (TypedDict, Literal,
     NotRequired, Required, Optional, Union, Annotated, List, Dict, Tuple, Set, FrozenSet, Any,
-    Callable, Iterable, Sequence, Mapping), `import json`, `import re`, `import math` and
-    `from dwf import ...` (star and relative imports are `DWF101`).
+    Callable, Iterable, Sequence, Mapping), `json`, `re`, `math`, the pure standard modules
+    `collections`, `itertools`, `functools`, `statistics`, `string`, `textwrap` and `difflib`
+    (as `import m`, `import m as n` or `from m import name`), and `from dwf import ...` (star
+    and relative imports are `DWF101`; members of those modules refused on purpose are `DWF211`).
 
     ## Why is this bad?
     Every other module can reach the network, the file system or the clock, and the compiler
@@ -313,4 +315,68 @@ class RegexFlagAsCount(Rule):
     code = "DWF224"
     name = "regex-flag-as-count"
     message = "`{flag}` is passed as `{param}`, not as flags"
+    help = "{hint}"
+
+
+class NamedTupleClass(Rule):
+    """
+    ## What it does
+    Reports a class that derives from `typing.NamedTuple` (`class Point(NamedTuple): ...`).
+
+    ## Why is this bad?
+    DWF classes exist only as TypedDict declarations: a class body cannot hold fields with
+    defaults, methods and the generated dunders a named tuple class has. The functional form
+    `collections.namedtuple("Point", ["x", "y"])` makes the same values (fields by name and by
+    position, unpacking, `_asdict`, `_replace`) without a class body.
+
+    ## Example
+    ```python
+    class Span(NamedTuple):
+        start: int
+        end: int
+    ```
+
+    ## Use instead
+    ```python
+    from collections import namedtuple
+
+    Span = namedtuple("Span", ["start", "end"])
+    ```
+    or, for a typed result of an ask, `class Span(TypedDict): ...` and plain dicts.
+    """
+
+    code = "DWF210"
+    name = "namedtuple-class"
+    message = "`{name}` cannot derive from `NamedTuple`: DWF has no class bodies besides TypedDict"
+    help = "write `{name} = namedtuple(\"{name}\", [{fields}])` (from collections), or declare a TypedDict and build dicts"
+
+
+class ModuleMemberRefused(Rule):
+    """
+    ## What it does
+    Reports a member of an importable standard module that DWF does not offer on purpose
+    (`functools.partial`, `itertools.tee`, `collections.abc`, `string.Template`, ...), with what
+    to write instead.
+
+    ## Why is this bad?
+    These members hand out objects that walk attributes (`string.Template`, `string.Formatter`),
+    share hidden state between values (`itertools.tee`), or exist to build classes and decorators
+    (`functools.partial`, `lru_cache`, `collections.abc`), none of which a DWF script can hold.
+
+    ## Example
+    ```python
+    from functools import partial
+
+    review_strict = partial(review, strict=True)
+    ```
+
+    ## Use instead
+    ```python
+    review_strict = lambda path: review(path, strict=True)
+    ```
+    """
+
+    code = "DWF211"
+    name = "module-member-refused"
+    message = "DWF does not offer `{name}`"
     help = "{hint}"

@@ -6,9 +6,6 @@
   compiled with a meta block appended after its last line (unless it has one), so it must
   define every name it uses. A ```` ```python refused ```` block shows what the checker rejects
   and must get at least one error. No other `python ...` info string is allowed.
-- Blocks that use a feature another branch of issue #11 adds are expected to fail until that
-  branch is merged: `NEEDS` maps a line of such a block to the features it needs (strict
-  xfail, so the test reports when the mark is stale and must be removed).
 - Every facade function, container member, container attribute, record and record field
   (`grammar/facade.py`) and every builtin function, exception type, importable module, typing
   name, forbidden builtin and nondeterministic module (`grammar/builtins.py`) is mentioned in
@@ -35,13 +32,6 @@ FRAGMENT_META = 'meta = {"name": "guide-fragment", "description": "A fragment of
 MAX_LINES = 520  # one page a model reads in one go
 
 # A line of a block -> the features (added on other branches of issue #11) it needs.
-NEEDS = {
-    "return collections.Counter(words).most_common(top)":
-        "the collections module, keyword-only parameters, f-string `{x=}`, `%` formatting",
-    "class RetryError(Exception):": "user exception classes, `type(e).__name__`",
-}
-
-
 def blocks() -> list[tuple[str, str, int]]:
     """(kind, code, line of the opening fence) of every python block."""
     found = []
@@ -55,12 +45,7 @@ def blocks() -> list[tuple[str, str, int]]:
 
 
 def block_params():
-    params = []
-    for kind, code, line in blocks():
-        needs = [feature for marker, feature in NEEDS.items() if marker in code]
-        marks = [pytest.mark.xfail(strict=True, reason=f"needs {'; '.join(needs)}")] if needs else []
-        params.append(pytest.param(kind, code, line, id=f"{kind}-line{line}", marks=marks))
-    return params
+    return [pytest.param(kind, code, line, id=f"{kind}-line{line}") for kind, code, line in blocks()]
 
 
 def compiled(kind: str, code: str, line: int):
@@ -82,8 +67,6 @@ def test_every_code_block_checks_as_the_guide_says(kind, code, line):
 def test_the_guide_has_whole_scripts_fragments_and_refusals():
     kinds = [kind for kind, _, _ in blocks()]
     assert kinds.count("script") >= 2 and kinds.count("fragment") >= 5 and "refused" in kinds
-    every_block = "\n".join(code for _, code, _ in blocks())
-    assert all(marker in every_block for marker in NEEDS), "a NEEDS marker matches no block"
 
 
 def code_text() -> str:

@@ -152,6 +152,8 @@ class ExpressionLowering:
         return ir.Attribute(span, value, attr)
 
     def _check_static_attribute(self, node: cst.Attribute, value: ir.Expr, attr: str) -> None:
+        """The members of imported modules. Attributes of values of other known kinds are
+        checked after lowering, by `compiler.kind_checks`."""
         if isinstance(value, ir.Name) and value.scope == ir.MODULE:
             module = self._module_of(value.id)
             allowed = B.MODULES.get(module, ())
@@ -159,20 +161,6 @@ class ExpressionLowering:
                 close = difflib.get_close_matches(attr, allowed, n=1)
                 hint = f"did you mean `{module}.{close[0]}`?" if close else f"`{module}` offers: {', '.join(allowed)}"
                 self.report(N.AttributeNotAllowed, node.attr, receiver=module, attr=attr, hint=hint)
-            return
-        record = self._static_record(node.value)
-        if record is not None:
-            fields = F.AGENT_ATTRIBUTES + ("ask",) if record == "Agent" else F.RECORDS[record]
-            if attr not in fields:
-                close = difflib.get_close_matches(attr, fields, n=1)
-                hint = f"did you mean `{close[0]}`?" if close else f"`{record}` has: {', '.join(fields)}"
-                self.report(N.AttributeNotAllowed, node.attr, receiver=record, attr=attr, hint=hint)
-            return
-        kind = _static_type(value)
-        if kind is not None and attr not in B.METHODS[kind]:
-            close = difflib.get_close_matches(attr, B.METHODS[kind], n=1)
-            hint = f"did you mean `{close[0]}`?" if close else f"`{kind}` offers: {', '.join(B.METHODS[kind])}"
-            self.report(N.AttributeNotAllowed, node.attr, receiver=kind, attr=attr, hint=hint)
 
     def _module_of(self, name: str) -> str:
         for binding in self.scope.module().bindings.get(name, ()):
@@ -390,25 +378,6 @@ def _merge_text(parts: list) -> list:
                 continue
         merged.append(part)
     return merged
-
-
-def _static_type(value: ir.Expr) -> str | None:
-    if isinstance(value, ir.Const):
-        v = value.value
-        if isinstance(v, bool) or v is None:
-            return None
-        return {str: "str", int: "int", float: "float"}.get(type(v))
-    if isinstance(value, ir.FString):
-        return "str"
-    if isinstance(value, (ir.List, ir.ListComp)):
-        return "list"
-    if isinstance(value, (ir.Dict, ir.DictComp)):
-        return "dict"
-    if isinstance(value, (ir.Set, ir.SetComp)):
-        return "set"
-    if isinstance(value, ir.Tuple):
-        return "tuple"
-    return None
 
 
 EXPRESSION_HANDLERS: dict[type, Callable] = {

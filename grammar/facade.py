@@ -115,3 +115,26 @@ RECORDS: dict[str, tuple[str, ...]] = {
 AGENT_ATTRIBUTES = ("name",)
 
 SITE_KINDS = ("actor", "ask", "read", "run", "report", "artifact", "join", "workflow", "hole")
+
+# The type of each member's result (after `await` for an awaitable member), for the compiler's
+# kind inference (`compiler.kinds`): a builtin type, a record type, `list[...]`, or "" where it
+# is not fixed (an ask's result is its `returns=` type, or `str`).
+RESULT_TYPES: dict[str, str] = {
+    "agent": "Agent", "phase": "", "log": "", "report": "",
+    "parallel": "list", "gather": "list", "pipeline": "list", "workflow": "", "hole": "",
+    "files.glob": "list[str]", "files.read": "str", "files.grep": "list[GrepMatch]",
+    "git.changed_files": "list[str]", "git.diff": "str", "git.status": "GitStatus",
+    "git.log": "list[GitCommit]", "world.run": "RunResult",
+    "artifact.file": "ArtifactRef", "artifact.markdown": "ArtifactRef",
+    "artifact.chart": "", "artifact.table": "", "artifact.metrics": "", "artifact.board": "",
+    "budget.spent": "int", "budget.remaining": "",
+}
+# The type of each record field, in the same notation (`GitStatus.branch` is None when detached).
+RECORD_FIELD_TYPES: dict[str, dict[str, str]] = {
+    "RunResult": {"exit_code": "int", "stdout": "str", "stderr": "str"},
+    "GrepMatch": {"path": "str", "line": "int", "text": "str"},
+    "GitStatus": {"branch": "", "clean": "bool", "staged": "list[str]", "unstaged": "list[str]",
+                  "untracked": "list[str]"},
+    "GitCommit": {"hash": "str", "subject": "str", "author": "str", "date": "str"},
+    "ArtifactRef": {"id": "str", "version": "int"},
+}

@@ -1,0 +1,85 @@
+"""This module defines the diagnostics for names and modules outside the language: a Python
+builtin DWF does not offer (`DWF201`), a module it does not offer (`DWF204` when the module
+observes time, randomness or the environment, else `DWF205`), and a name bound nowhere
+(`DWF206`). Each carries the replacement from the tables of `grammar.builtins`.
+
+The functions return the rule and its fields; lowering reports them at the node. A typo hint
+("did you mean") is only ever a name of the script, a facade name or an offered builtin close
+enough to be a misspelling of it, never an unrelated builtin: every CPython builtin has its own
+entry in `FORBIDDEN_BUILTINS`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Iterable
+
+from dwf.grammar import builtins as B
+from dwf.grammar import facade as F
+
+from .rules import names as N
+
+TYPO_CUTOFF = 0.8
+
+
+def offered_modules() -> str:
+    names = [f"`{m}`" for m in sorted(B.MODULES)] + ["`typing`", "`dwf`"]
+    return ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def _specific(dotted: str) -> str | None:
+    """The entry of `NOT_OFFERED_MODULES` for a dotted module name or its nearest parent."""
+    parts = dotted.split(".")
+    for end in range(len(parts), 0, -1):
+        hint = B.NOT_OFFERED_MODULES.get(".".join(parts[:end]))
+        if hint is not None:
+            return hint
+    return None
+
+
+def module_problem(module: str) -> tuple[type, dict]:
+    """The diagnostic for `import module` (or `from module import ...`) of a module DWF does
+    not offer."""
+    root = module.split(".")[0]
+    if root in B.NONDETERMINISTIC_MODULES:
+        why, hint = B.NONDETERMINISTIC_MODULES[root]
+        return N.NondeterministicModule, {"module": module, "why": why, "hint": _specific(module) or hint}
+    if root == "typing":
+        return N.ImportNotAllowed, {"detail": "Import typing names with `from typing import ...`",
+                                    "hint": f"write `from typing import {', '.join(B.TYPING_NAMES[:3])}, ...`"}
+    if module in B.MODULES:
+        example = B.MODULES[module][0] if B.MODULES[module] else "..."
+        return N.ImportNotAllowed, {"detail": f"`from {module} import ...` is not supported",
+                                    "hint": f"write `import {module}` and use `{module}.{example}`"}
+    hint = _specific(module)
+    if hint is not None:
+        return N.ImportNotAllowed, {"detail": f"DWF does not offer `{module}`", "hint": hint}
+    return N.ImportNotAllowed, {"detail": f"DWF does not offer `{module}`",
+                                "hint": f"DWF scripts can import {offered_modules()}: the compiler must prove the script deterministic"}
+
+
+def undefined_problem(name: str, script_names: Iterable[str]) -> tuple[type, dict]:
+    """The diagnostic for a name that is bound nowhere (`script_names`: the names the script
+    binds in the scopes visible here)."""
+    if name in B.FORBIDDEN_BUILTINS:
+        return N.ForbiddenBuiltin, {"name": name, "hint": B.FORBIDDEN_BUILTINS[name]}
+    if name in B.NONDETERMINISTIC_MODULES:
+        why, hint = B.NONDETERMINISTIC_MODULES[name]
+        return N.NondeterministicModule, {"module": name, "why": why, "hint": hint}
+    if name in B.NOT_OFFERED_MODULES:
+        return N.ImportNotAllowed, {"detail": f"DWF does not offer `{name}`", "hint": B.NOT_OFFERED_MODULES[name]}
+    if name in B.MODULES:
+        return N.UndefinedName, {"name": name, "hint": f"add `import {name}` at the top of the script"}
+    if name in B.TYPING_NAMES:
+        return N.UndefinedName, {"name": name, "hint": f"add `from typing import {name}` at the top of the script"}
+    if name in B.NOT_OFFERED_NAMES:
+        module, hint = B.NOT_OFFERED_NAMES[name]
+        return N.UndefinedName, {"name": name, "hint": f"`{name}` comes from `{module}`, which DWF does not offer: {hint}"}
+    candidates = sorted(set(script_names) | set(F.FACADE_NAMES) | set(B.BUILTINS))
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=TYPO_CUTOFF)
+    if close:
+        return N.UndefinedName, {"name": name, "hint": f"did you mean `{close[0]}`?"}
+    module = next((m for m, members in sorted(B.MODULES.items()) if name in members), None) if len(name) > 1 else None
+    if module is not None:
+        return N.UndefinedName, {"name": name, "hint": f"`{name}` is in `{module}`: add `import {module}` and write `{module}.{name}`"}
+    return N.UndefinedName, {"name": name, "hint": "define it before use, or pass it in through `args`"}

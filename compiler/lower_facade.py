@@ -138,7 +138,8 @@ class FacadeLowering:
             allowed = signature.positional + signature.keyword_only
             if keyword not in allowed:
                 close = difflib.get_close_matches(keyword, allowed, n=1)
-                problem = f"got an unexpected keyword argument `{keyword}`" + (f" (did you mean `{close[0]}`?)" if close else "")
+                hint = F.KEYWORD_HINTS.get(member.qualified, {}).get(keyword) or (f"did you mean `{close[0]}`?" if close else "")
+                problem = f"got an unexpected keyword argument `{keyword}`" + (f"; {hint}" if hint else "")
                 where = arg.keyword
             elif keyword in given:
                 problem, where = f"got multiple values for argument `{keyword}`", arg.keyword

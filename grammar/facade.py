@@ -138,3 +138,26 @@ RECORD_FIELD_TYPES: dict[str, dict[str, str]] = {
     "GitCommit": {"hash": "str", "subject": "str", "author": "str", "date": "str"},
     "ArtifactRef": {"id": "str", "version": "int"},
 }
+# Keywords models pass that a member does not take, with what to write instead (a close
+# match is suggested for any other unknown keyword).
+_NO_SHELL = "there is no shell: pass the arguments as a list, `world.run(\"git\", [\"log\", \"-1\"])`"
+KEYWORD_HINTS: dict[str, dict[str, str]] = {
+    "world.run": {
+        "check": "a nonzero exit is a normal result: test `result.exit_code` and `raise` yourself",
+        "capture_output": "output is always captured: read `result.stdout` and `result.stderr`",
+        "text": "output is always text (`str`)", "shell": _NO_SHELL, "timeout": "did you mean `timeout_s`?",
+        "cwd": "commands run in the workspace root; pass paths relative to it",
+        "env": "the environment is sanitized; pass what the command needs as arguments",
+    },
+    "Agent.ask": {
+        "schema": "did you mean `returns`?", "response_format": "did you mean `returns`?",
+        "output": "did you mean `returns`?", "model": "set the model on the actor: `agent(name, model=...)`",
+        "system": "set the system prompt on the actor: `agent(name, system=...)`",
+    },
+    "agent": {"instructions": "did you mean `system`?", "prompt": "did you mean `system`?",
+              "role": "did you mean `system`?"},
+    "gather": {"return_exceptions": "`parallel([...])` runs them all and turns failures into `None`"},
+    "files.read": {"encoding": "files are read as UTF-8 text"},
+    "log": {"level": "`log()` takes one message; put the level in the text"},
+    "git.log": {"limit": "did you mean `count`?", "n": "did you mean `count`?", "max_count": "did you mean `count`?"},
+}

@@ -20,6 +20,8 @@ from dwf.runtime.limits import Limits
 from escape_kinds import DEFAULT, FAST_REGEX, LIMIT, MISUSE, SMALL, TINY, Escape, compile_error, error, safe_value
 from runner import FakeWorld, compile_snippet, run
 
+# Hides a value's kind from the compiler, so that the run-time refusal is what is tested.
+HIDE = "def hide(v):\n    return v\n"
 CORPUS: list[Escape] = [
     # ---- dunder walks
     compile_error("class-bases-subclasses", "return ().__class__.__bases__[0].__subclasses__()", "DWF202"),
@@ -28,7 +30,7 @@ CORPUS: list[Escape] = [
     compile_error("lambda-code", "return (lambda: 0).__code__", "DWF202"),
     compile_error("builtins-name", "return __builtins__", "DWF202"),
     compile_error("dunder-name-binding", "__x = 1\nreturn __x", "DWF202"),
-    compile_error("import-dunder", "return __import__('os')", "DWF202"),
+    compile_error("import-dunder", "return __import__('os')", "DWF201"),
     # ---- format-string traversal
     compile_error("str-format-attribute", "x = 1\nreturn '{0.__class__}'.format(x)", "DWF203"),
     compile_error("str-format-map", "return '{a}'.format_map({'a': 1})", "DWF203"),
@@ -65,13 +67,13 @@ CORPUS: list[Escape] = [
     error("json-decoder-dynamic", "import json\nm = [json][0]\nreturn m.decoder", MISUSE + "module `json` has no allowed member `decoder`"),
     error("re-compile-dynamic", "import re\nm = [re][0]\nreturn m.compile('a')", MISUSE + "module `re` has no allowed member `compile`"),
     error("math-sys-dynamic", "import math\nm = [math][0]\nreturn m.sys", MISUSE + "module `math` has no allowed member `sys`"),
-    error("record-fields", "rs = [await world.run('echo', ['x'])]\nreturn rs[0].fields", MISUSE + "`RunResult` has no field `fields`"),
-    error("record-type-name", "rs = [await world.run('echo', ['x'])]\nreturn rs[0].type_name", MISUSE + "`RunResult` has no field `type_name`"),
-    error("record-to-json", "rs = [await world.run('echo', ['x'])]\nreturn rs[0].to_json()", MISUSE + "`RunResult` has no field `to_json`"),
-    error("record-subscript", "rs = [await world.run('echo', ['x'])]\nreturn rs[0]['stdout']", "TypeError: 'RunResult' object is not subscriptable"),
+    error("record-fields", HIDE + "rs = [await world.run('echo', ['x'])]\nreturn hide(rs[0]).fields", MISUSE + "`RunResult` has no field `fields`"),
+    error("record-type-name", HIDE + "rs = [await world.run('echo', ['x'])]\nreturn hide(rs[0]).type_name", MISUSE + "`RunResult` has no field `type_name`"),
+    error("record-to-json", HIDE + "rs = [await world.run('echo', ['x'])]\nreturn hide(rs[0]).to_json()", MISUSE + "`RunResult` has no field `to_json`"),
+    error("record-subscript", HIDE + "rs = [await world.run('echo', ['x'])]\nreturn hide(rs[0])['stdout']", "TypeError: 'RunResult' object is not subscriptable"),
     compile_error("agent-actor-id-static", "a = agent('a')\nreturn a.actor_id", "DWF207"),
-    error("agent-actor-id", "xs = [agent('a')]\nreturn xs[0].actor_id", MISUSE + "an agent has no attribute `actor_id`"),
-    error("agent-key", "xs = [agent('a')]\nreturn xs[0].key", MISUSE + "an agent has no attribute `key`"),
+    error("agent-actor-id", HIDE + "xs = [agent('a')]\nreturn hide(xs[0]).actor_id", MISUSE + "an agent has no attribute `actor_id`"),
+    error("agent-key", HIDE + "xs = [agent('a')]\nreturn hide(xs[0]).key", MISUSE + "an agent has no attribute `key`"),
     error("function-attribute", "def f():\n    pass\nfs = [f]\nreturn fs[0].env", MISUSE + "`function` has no allowed attribute `env`"),
     error("lambda-code-attr", "fs = [lambda: 0]\nreturn fs[0].code", MISUSE + "`function` has no allowed attribute `code`"),
     compile_error("exception-traceback", "try:\n    1 / 0\nexcept Exception as e:\n    return e.__traceback__", "DWF202"),
@@ -81,7 +83,7 @@ CORPUS: list[Escape] = [
     error("exception-type-attribute", "e = [ValueError][0]\nreturn e.mro", MISUSE + "`type` has no allowed attribute `mro`"),
     error("builtin-attribute", "fs = [len]\nreturn fs[0].fn", MISUSE + "`builtin_function` has no allowed attribute `fn`"),
     error("builtin-type-attribute", "fs = [str]\nreturn fs[0].maketrans", MISUSE + "`builtin_function` has no allowed attribute `maketrans`"),
-    error("awaitable-attribute", "async def f():\n    return 1\nxs = [f()]\nreturn xs[0].start", MISUSE + "`awaitable` has no allowed attribute `start`"),
+    error("awaitable-attribute", HIDE + "async def f():\n    return 1\nxs = [f()]\nreturn hide(xs[0]).start", MISUSE + "`awaitable` has no allowed attribute `start`"),
     error("facade-aliasing-dynamic", "m = [files][0]\nreturn await m.read('a.py')", MISUSE + "`files.read` may only be called directly"),
     error("args-mutation", "a = args\na.update({'x': 1})", "TypeError: `args` is read-only"),
     error("args-ior", "a = args\na |= {'x': 1}", "TypeError: `args` is read-only"),

@@ -26,12 +26,12 @@ from dwf.grammar import facade as F
 from . import ir
 from . import kinds as K
 from .diagnostics import DiagnosticSink
-from .kind_inference import KindInference, ScopeInfo
+from .kind_inference import KindInference, ScopeInfo, children
 from .kinds import Kind
+from .not_offered import attribute_hint, receiver_name, record_subscript_hint, subscript_hint
 from .rules import effects as E
 from .rules import names as N
 from .source import SourceFile, Span
-from .statics import children
 
 JOINS = frozenset({"parallel", "gather", "pipeline"})
 TEXT_LIMIT = 48
@@ -253,10 +253,10 @@ class KindChecks:
         elif what == "data":
             text = self.text(node.value)
             self.report(N.AttributeOnData, attr_span, text=text, what=K.describe(known), attr=node.attr,
-                        hint=_subscript_hint(text, node.attr, known))
+                        hint=subscript_hint(text, node.attr, known))
         else:
-            self.report(N.AttributeNotAllowed, attr_span, receiver=_receiver(known), attr=node.attr,
-                        hint=_attribute_hint(known, node.attr, self.text(node.value)))
+            self.report(N.AttributeNotAllowed, attr_span, receiver=receiver_name(known), attr=node.attr,
+                        hint=attribute_hint(known, node.attr, self.text(node.value)))
 
     def subscript(self, node: ir.Subscript, scope: ScopeInfo) -> None:
         if self.awaited_kind(node.value, scope) is not None:
@@ -266,12 +266,8 @@ class KindChecks:
         if kind is None or kind.is_union or kind.name not in K.RECORD_KINDS:
             return
         text = self.text(node.value)
-        fields = F.RECORDS.get(kind.name, F.AGENT_ATTRIBUTES)
         key = node.index.value if type(node.index) is ir.Const and isinstance(node.index.value, str) else None
-        key = _mistaken(kind.name, key) if key is not None and key not in fields else key
-        hint = (f"read its fields as attributes: `{text}.{key}`" if key in fields
-                else f"read its fields as attributes: {', '.join(f'`{text}.{f}`' for f in fields)}")
-        self.report(N.RecordSubscript, node.span, text=text, what=K.describe(kind), hint=hint)
+        self.report(N.RecordSubscript, node.span, text=text, what=K.describe(kind), hint=record_subscript_hint(kind, key, text))
 
     # ------------------------------------------------------------ calls
 
@@ -396,38 +392,3 @@ def _attribute_problem(kind: Kind, attr: str, called: bool) -> tuple[str, Kind] 
         if attr in kind.field_names() or not (called or attr in B.MISTAKEN_ATTRIBUTES["dict"]):
             return ("data", kind)
     return ("attribute", kind)
-
-
-def _receiver(kind: Kind) -> str:
-    return "JSON data" if kind.name == "json" else kind.name
-
-
-def _mistaken(receiver: str, attr: str) -> str:
-    """The attribute a mistaken name means, or the name itself."""
-    return B.MISTAKEN_ATTRIBUTES.get(receiver, {}).get(attr, attr)
-
-
-def _attribute_hint(kind: Kind, attr: str, text: str) -> str:
-    receiver = "dict" if kind.name == "json" else kind.name
-    names = K.attribute_names(kind) or ()
-    meant = B.MISTAKEN_ATTRIBUTES.get(receiver, {}).get(attr)
-    if meant is not None:
-        return f"did you mean `{meant}`?" if meant in names else meant.replace("{text}", text)
-    close = difflib.get_close_matches(attr, names, n=1)
-    if close:
-        return f"did you mean `{close[0]}`?"
-    if kind.name in F.RECORDS or kind.name == "Agent":
-        return f"`{kind.name}` has: {', '.join(names)}"
-    return f"`{_receiver(kind)}` offers: {', '.join(names)}"
-
-
-def _subscript_hint(text: str, attr: str, kind: Kind) -> str:
-    fields = kind.field_names()
-    if fields and attr not in fields:
-        close = difflib.get_close_matches(attr, fields, n=1)
-        if close:
-            return f"JSON data is read by key: did you mean `{text}[\"{close[0]}\"]`?"
-        return f"JSON data is read by key; the declared keys are {', '.join(f'`{f}`' for f in fields)}"
-    if kind.origin == "ask":
-        return f"ask results are plain JSON data: use `{text}[\"{attr}\"]`"
-    return f"read it by key: `{text}[\"{attr}\"]` (or `{text}.get(\"{attr}\")`)"

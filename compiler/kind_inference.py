@@ -26,7 +26,6 @@ from dwf.grammar import facade as F
 from . import ir
 from . import kinds as K
 from .kinds import Kind
-from .statics import children
 
 MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
                               "update", "setdefault", "popitem", "add", "discard", "difference_update",
@@ -35,6 +34,26 @@ MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "cl
 PURE_BUILTINS = frozenset({"abs", "all", "any", "bool", "divmod", "float", "int", "isinstance", "len", "max",
                            "min", "pow", "repr", "round", "sorted", "str", "sum", "chr", "ord", "list", "set",
                            "tuple", "dict", "enumerate", "zip", "reversed", "range", "filter", "map"})
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def children(node) -> list:
+    """The IR nodes directly under `node`, in field order (the field names are cached per
+    node class: this walk runs on every script)."""
+    names = _CHILD_FIELDS.get(type(node))
+    if names is None:
+        names = tuple(f for f in type(node).__dataclass_fields__ if f != "span")
+        _CHILD_FIELDS[type(node)] = names
+    found = []
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, ir.Node):
+            found.append(value)
+        elif type(value) is tuple:
+            found.extend(item for item in value if isinstance(item, ir.Node))
+    return found
 
 
 @dataclass

@@ -1,7 +1,9 @@
-"""This module defines the diagnostics for names and modules outside the language: a Python
-builtin DWF does not offer (`DWF201`), a module it does not offer (`DWF204` when the module
-observes time, randomness or the environment, else `DWF205`), and a name bound nowhere
-(`DWF206`). Each carries the replacement from the tables of `grammar.builtins`.
+"""This module defines what the user is told about names, modules and attributes outside the
+language: the diagnostic for a Python builtin DWF does not offer (`DWF201`), a module it does
+not offer (`DWF204` when the module observes time, randomness or the environment, else
+`DWF205`) and a name bound nowhere (`DWF206`), and the help for an attribute a value of a known
+kind does not have (`DWF207`, `DWF213`, `DWF214`, from `compiler.kind_checks`). Each carries the
+replacement from the tables of `grammar.builtins` (`MISTAKEN_ATTRIBUTES` for attributes).
 
 The functions return the rule and its fields; lowering reports them at the node. A typo hint
 ("did you mean") is only ever a name of the script, a facade name or an offered builtin close
@@ -17,6 +19,8 @@ from typing import Iterable
 from dwf.grammar import builtins as B
 from dwf.grammar import facade as F
 
+from . import kinds as K
+from .kinds import Kind
 from .rules import names as N
 
 TYPO_CUTOFF = 0.8
@@ -83,3 +87,51 @@ def undefined_problem(name: str, script_names: Iterable[str]) -> tuple[type, dic
     if module is not None:
         return N.UndefinedName, {"name": name, "hint": f"`{name}` is in `{module}`: add `import {module}` and write `{module}.{name}`"}
     return N.UndefinedName, {"name": name, "hint": "define it before use, or pass it in through `args`"}
+
+
+# ---------------------------------------------------------------- attributes
+
+
+def receiver_name(kind: Kind) -> str:
+    """How `DWF207` names the receiver: its type (`str`, `RunResult`), or "JSON data"."""
+    return "JSON data" if kind.name == "json" else kind.name
+
+
+def attribute_hint(kind: Kind, attr: str, text: str) -> str:
+    """The help for an attribute a value of `kind` (source text `text`) does not have: the
+    name models mean by it, a close match, or what the value offers."""
+    receiver = "dict" if kind.name == "json" else kind.name
+    names = K.attribute_names(kind) or ()
+    meant = B.MISTAKEN_ATTRIBUTES.get(receiver, {}).get(attr)
+    if meant is not None:
+        return f"did you mean `{meant}`?" if meant in names else meant.replace("{text}", text)
+    close = difflib.get_close_matches(attr, names, n=1)
+    if close:
+        return f"did you mean `{close[0]}`?"
+    if kind.name in F.RECORDS or kind.name == "Agent":
+        return f"`{kind.name}` has: {', '.join(names)}"
+    return f"`{receiver_name(kind)}` offers: {', '.join(names)}"
+
+
+def subscript_hint(text: str, attr: str, kind: Kind) -> str:
+    """The help for `text.attr` on JSON data: read it by key (a declared key, when the ask's
+    result type names them)."""
+    fields = kind.field_names()
+    if fields and attr not in fields:
+        close = difflib.get_close_matches(attr, fields, n=1)
+        if close:
+            return f"JSON data is read by key: did you mean `{text}[\"{close[0]}\"]`?"
+        return f"JSON data is read by key; the declared keys are {', '.join(f'`{f}`' for f in fields)}"
+    if kind.origin == "ask":
+        return f"ask results are plain JSON data: use `{text}[\"{attr}\"]`"
+    return f"read it by key: `{text}[\"{attr}\"]` (or `{text}.get(\"{attr}\")`)"
+
+
+def record_subscript_hint(kind: Kind, key: str | None, text: str) -> str:
+    """The help for `text[key]` on a record or an actor: the field to read as an attribute."""
+    fields = F.RECORDS.get(kind.name, F.AGENT_ATTRIBUTES)
+    if key is not None and key not in fields:
+        key = B.MISTAKEN_ATTRIBUTES.get(kind.name, {}).get(key, key)
+    if key in fields:
+        return f"read its fields as attributes: `{text}.{key}`"
+    return f"read its fields as attributes: {', '.join(f'`{text}.{f}`' for f in fields)}"

@@ -188,7 +188,7 @@ def test_a_resume_replays_the_called_workflows_finished_asks_from_the_pinned_scr
 
 
 def test_a_fatal_error_in_the_called_workflow_ends_the_run_and_says_where():
-    child = 'meta = {"name": "deep", "description": "Misuses a dict."}\nd = {}\nreturn d.missing\n'
+    child = 'meta = {"name": "deep", "description": "Misuses a dict."}\nd = {}.get(0, {})\nreturn d.missing\n'
     result, _, _ = run('x = 1\nreturn await workflow("deep")\n', {"deep": child})
     assert result.status == "errored"
     assert result.error.endswith("at line 3 in the saved workflow `deep`, called at line 3")

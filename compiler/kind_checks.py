@@ -92,9 +92,12 @@ class KindChecks:
             for param in stmt.params:
                 if param.default is not None:
                     self.expr(param.default, scope)
+            inner = self.inference.scope_of(stmt)
+            if inner is None:
+                return
             self.caught.append(frozenset())
             try:
-                self.block(stmt.body, self.inference.scope_of(stmt))
+                self.block(stmt.body, inner)
             finally:
                 self.caught.pop()
             return
@@ -166,6 +169,8 @@ class KindChecks:
             self.need_value(node.value, scope, "before it is formatted")
         elif kind is ir.Lambda:
             inner = self.inference.scope_of(node)
+            if inner is None:
+                return
             for param in node.params:
                 if param.default is not None:
                     self.expr(param.default, scope)
@@ -183,6 +188,8 @@ class KindChecks:
 
     def comprehension(self, node, scope: ScopeInfo) -> None:
         inner = self.inference.scope_of(node)
+        if inner is None:
+            return
         for index, generator in enumerate(node.generators):
             where = scope if index == 0 else inner
             if not self._is_async_for(generator):  # `async for` is `DWF101` already

@@ -271,8 +271,10 @@ class KindInference:
 
     # ------------------------------------------------------------ names
 
-    def scope_of(self, node) -> ScopeInfo:
-        return self.scopes[id(node)]
+    def scope_of(self, node) -> ScopeInfo | None:
+        """The scope a def, lambda or comprehension opens (None for a node the scope tree did
+        not reach, which is then left unchecked)."""
+        return self.scopes.get(id(node))
 
     def name_kind(self, name: str, where: str, scope: ScopeInfo) -> Kind | None:
         if where == ir.FACADE and name == "args":
@@ -406,6 +408,8 @@ class KindInference:
                 return Kind("dict")
             return Kind("dict", key=K.join_all(self.kind(k, scope) for k in node.keys) if node.keys else None,
                         of=K.join_all(self.kind(v, scope) for v in node.values) if node.values else None)
+        if kind in (ir.ListComp, ir.SetComp, ir.GeneratorExp, ir.DictComp) and self.scope_of(node) is None:
+            return None
         if kind in (ir.ListComp, ir.SetComp, ir.GeneratorExp):
             inner = self.scope_of(node)
             name = {ir.ListComp: "list", ir.SetComp: "set", ir.GeneratorExp: "iterable"}[kind]

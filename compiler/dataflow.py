@@ -305,9 +305,10 @@ class FlowAnalysis:
 
     def _function_def(self, stmt: ir.FunctionDef) -> None:
         function = self._register(stmt, stmt.params)
+        defaults = self._defaults(stmt.params)
         scope = ir.GLOBAL if stmt.scope == ir.GLOBAL else ir.LOCAL
         self._add(self._key(stmt.name, scope), frozenset({(f"fn:{function.key}", (), (), True)}))
-        self._enter(function, frozenset(stmt.locals) | {p.name for p in stmt.params})
+        self._enter(function, frozenset(stmt.locals) | {p.name for p in stmt.params}, defaults)
         try:
             self.block(stmt.body)
         finally:
@@ -322,12 +323,16 @@ class FlowAnalysis:
             self.functions[key] = _Function(key, node, params, labels)
         return self.functions[key]
 
-    def _enter(self, function: _Function, names: frozenset) -> None:
+    def _defaults(self, params: tuple[ir.Param, ...]) -> list[Value]:
+        """What each parameter's default holds: evaluated where the `def` or `lambda` is, in
+        the enclosing scope, before the body's scope is entered."""
+        return [self.eval(param.default) for param in params]
+
+    def _enter(self, function: _Function, names: frozenset, defaults: list[Value]) -> None:
         self.scopes.append(_Scope(function.key * 2 + 1, names, function.key))  # odd keys: bodies
         self.function_stack.append(function.key)
-        for param, label in zip(function.params, function.labels):
-            value = frozenset({(label, (), (), True)}) | self.eval(param.default)
-            self._add((function.key * 2 + 1, param.name), value)
+        for param, label, default in zip(function.params, function.labels, defaults):
+            self._add((function.key * 2 + 1, param.name), frozenset({(label, (), (), True)}) | default)
 
     def _leave(self) -> None:
         self.scopes.pop()
@@ -409,7 +414,7 @@ class FlowAnalysis:
 
     def _lambda(self, node: ir.Lambda) -> Value:
         function = self._register(node, node.params)
-        self._enter(function, frozenset(node.locals) | {p.name for p in node.params})
+        self._enter(function, frozenset(node.locals) | {p.name for p in node.params}, self._defaults(node.params))
         try:
             value = self.eval(node.body)
             old = self.returns.get(function.key, EMPTY)

@@ -65,10 +65,7 @@ class Facts:
     artifacts: list[ArtifactFact] = field(default_factory=list)
     reports: list[ReportFact] = field(default_factory=list)
     phase_spans: dict[str, Span] = field(default_factory=dict)  # first marker of each phase
-    phase_has_step: dict[str, bool] = field(default_factory=dict)
-    phase_refs: dict[str, set[str]] = field(default_factory=dict)  # functions used in a phase
-    function_has_step: dict[str, bool] = field(default_factory=dict)
-    function_refs: dict[str, set[str]] = field(default_factory=dict)
+    phase_filled: set[str] = field(default_factory=set)  # phases with a statement after a marker
     has_asks: bool = False
     phase_marked: bool = False  # any `phase()` statement, even a rejected one
     meta_phases: list[tuple[str, Span]] | None = None
@@ -146,8 +143,6 @@ class FacadeCallChecks:
             handler = self._check_artifact
         if handler is not None:
             handler()
-        if self.member.site_kind in ("ask", "run", "workflow"):  # a called saved workflow does the work itself
-            self._note_step()
         if self.site is not None:
             lowerer = self.lowerer
             lowerer.sites.append(ir.Site(lowerer.span(self.node), self.site, self.member.site_kind,
@@ -166,13 +161,6 @@ class FacadeCallChecks:
         return None
 
     # ------------------------------------------------------------ per member
-
-    def _note_step(self) -> None:
-        facts, lowerer = self.lowerer.facts, self.lowerer
-        if lowerer.function is not None:
-            facts.function_has_step[lowerer.function] = True
-        if lowerer.phase is not None:  # also a phase marked inside a helper function
-            facts.phase_has_step[lowerer.phase] = True
 
     def _check_agent(self) -> None:
         lowerer = self.lowerer
@@ -433,22 +421,9 @@ def _check_reports(lowerer) -> None:
 
 def _check_phases(lowerer) -> None:
     facts = lowerer.facts
-    memo: dict[str, bool] = {}
-
-    def function_has_step(name: str, visiting: frozenset = frozenset()) -> bool:
-        if name in memo:
-            return memo[name]
-        if name in visiting:
-            return False
-        result = facts.function_has_step.get(name, False) or any(
-            function_has_step(callee, visiting | {name}) for callee in facts.function_refs.get(name, ()))
-        memo[name] = result
-        return result
-
     for name, span in facts.phase_spans.items():
-        if facts.phase_has_step.get(name) or any(function_has_step(f) for f in facts.phase_refs.get(name, ())):
-            continue
-        lowerer.sink.report(E.EmptyPhase, span, name=name)
+        if name not in facts.phase_filled:
+            lowerer.sink.report(E.EmptyPhase, span, name=name)
     if facts.meta_phases is not None:
         titles = [title.strip() for title, _ in facts.meta_phases]
         for title, span in facts.meta_phases:

@@ -343,6 +343,8 @@ class KindChecks:
                     problem = f"takes `{keyword.name}` by position only"
                 self.report(N.CallArguments, _keyword_span(keyword), name=name, problem=problem, signature=signature)
                 return
+            if keyword.name not in by_keyword:
+                continue  # a positional-only name given by keyword goes to `**kwargs`
             if keyword.name in filled:
                 self.report(N.CallArguments, _keyword_span(keyword), name=name,
                             problem=f"got multiple values for argument `{keyword.name}`", signature=signature)

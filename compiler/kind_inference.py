@@ -498,5 +498,6 @@ class KindInference:
 
 
 def _module_result(module: str, member: str) -> Kind | None:
-    return {("json", "loads"): Kind("json"), ("json", "dumps"): K.STR, ("re", "sub"): K.STR,
-            ("re", "escape"): K.STR, ("re", "findall"): K.list_of(None), ("re", "split"): K.list_of(None)}.get((module, member))
+    if module == "re":
+        return K.regex_result(member)
+    return {("json", "loads"): Kind("json"), ("json", "dumps"): K.STR}.get((module, member))

@@ -9,7 +9,7 @@ everything, so a check that needs a kind never fires on a value the compiler can
 - containers `list`, `set`, `tuple`, `dict` and `iterable` (views, generators, `enumerate`, ...),
   with the kind of their elements (`of`), a dict's keys (`key`), a tuple's items (`items`);
 - the records facade calls return (`RunResult`, `GrepMatch`, `GitStatus`, `GitCommit`,
-  `ArtifactRef`) and `Agent`;
+  `ArtifactRef`) and `Agent`; `re.Pattern` (`re.compile`) and `re.Match`;
 - `json`: any JSON value (an untyped `json.loads`, a `json` run argument); a dict that comes from
   an ask, `json.loads` or `args` is a `dict` whose `origin` says so, with its declared `fields`
   when a `returns=` type gives them;
@@ -54,6 +54,7 @@ class Kind:
 
 
 STR, INT, FLOAT, BOOL, NONE = Kind("str"), Kind("int"), Kind("float"), Kind("bool"), Kind("None")
+PATTERN, MATCH = Kind("re.Pattern"), Kind("re.Match")
 JSON = Kind("json")
 FUNCTION = Kind("function")
 SCALARS = {"str": STR, "int": INT, "float": FLOAT, "bool": BOOL, "None": NONE}
@@ -270,11 +271,32 @@ _STR_RESULTS = {
 }
 
 
+def regex_result(attr: str) -> Kind | None:
+    """The kind `re.<attr>(...)` or `pattern.<attr>(...)` returns."""
+    if attr == "compile":
+        return PATTERN
+    if attr in ("match", "search", "fullmatch"):
+        return join(MATCH, NONE)  # a match or None: an attribute outside the match's fails either way
+    if attr == "finditer":
+        return iterable_of(MATCH)
+    if attr in ("sub", "escape"):
+        return STR
+    if attr in ("findall", "split"):
+        return list_of(None)
+    if attr == "subn":
+        return Kind("tuple", items=(STR, INT))
+    return None
+
+
 def method_result(kind: Kind | None, attr: str) -> Kind | None:
     """The kind a method call returns, for the methods whose result does not depend on the
     arguments."""
     if kind is None or kind.is_union:
         return None
+    if kind.name == "re.Pattern":
+        return regex_result(attr) if attr != "compile" else None
+    if kind.name == "re.Match":
+        return {"start": INT, "end": INT, "span": Kind("tuple", items=(INT, INT)), "expand": STR}.get(attr)
     if kind.name == "str":
         return _STR_RESULTS.get(attr)
     if kind.name == "list":
@@ -321,7 +343,8 @@ def binary(op: str, left: Kind | None, right: Kind | None) -> Kind | None:
 
 def attribute_names(kind: Kind) -> tuple[str, ...] | None:
     """The attributes a (non-union) kind offers, or None when they are not checked."""
-    if kind.name in B.METHODS and kind.name in ("str", "list", "dict", "set", "tuple", "int", "float"):
+    if kind.name in B.METHODS and kind.name in ("str", "list", "dict", "set", "tuple", "int", "float",
+                                                "re.Pattern", "re.Match"):
         return B.METHODS[kind.name]
     if kind.name in F.RECORDS:
         return F.RECORDS[kind.name]

@@ -252,16 +252,6 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering):
             if name in scope.bindings:
                 break
             scope = scope.parent
-        if scope_kind in (ir.GLOBAL, ir.LOCAL, ir.FREE):
-            self._note_function_reference(name)
-
-    def _note_function_reference(self, name: str) -> None:
-        # A reference to a helper counts as using it in the current phase / function (calls
-        # and functions handed to pipeline alike), so its asks count for the phase.
-        if self.function is not None:
-            self.facts.function_refs.setdefault(self.function, set()).add(name)
-        if self.phase is not None:
-            self.facts.phase_refs.setdefault(self.phase, set()).add(name)
 
     def _rejected_module(self, name: str) -> str | None:
         """The nondeterministic module (`time`, `os`, ...) a top-level name is imported as."""

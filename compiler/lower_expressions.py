@@ -22,6 +22,7 @@ from dwf.grammar import facade as F
 from . import ir
 from .literals import decode_fstring_text, has_fstring, literal_string
 from .lower_statements import STATEMENT_HINTS
+from .regex_checks import check_regex_call
 from .rules import effects as E
 from .rules import meta as M
 from .rules import names as N
@@ -42,6 +43,9 @@ COMPARE_OPS = {
 }
 # Dict methods that would change the read-only `args` mapping.
 ARGS_MUTATORS = frozenset({"clear", "pop", "popitem", "setdefault", "update"})
+# The builtin types whose methods a script may reference as functions (`key=str.lower`), in
+# the order hints list them.
+TYPES_WITH_METHODS = ("str", "list", "dict", "set", "frozenset", "tuple", "int", "float", "range", "slice")
 UNSUPPORTED_EXPRESSIONS = {
     cst.Yield: ("`yield` (generators)", "build and return a list instead"),
     cst.Ellipsis: ("`...` as a value", "use `None`"),
@@ -152,8 +156,8 @@ class ExpressionLowering:
         return ir.Attribute(span, value, attr)
 
     def _check_static_attribute(self, node: cst.Attribute, value: ir.Expr, attr: str) -> None:
-        """The members of imported modules. Attributes of values of other known kinds are
-        checked after lowering, by `compiler.kind_checks`."""
+        """The members of imported modules and of builtin types (`str.lower`). Attributes of
+        values of known kinds are checked after lowering, by `compiler.kind_checks`."""
         if isinstance(value, ir.Name) and value.scope == ir.MODULE:
             module = self._module_of(value.id)
             allowed = B.MODULES.get(module, ())
@@ -161,6 +165,25 @@ class ExpressionLowering:
                 close = difflib.get_close_matches(attr, allowed, n=1)
                 hint = f"did you mean `{module}.{close[0]}`?" if close else f"`{module}` offers: {', '.join(allowed)}"
                 self.report(N.AttributeNotAllowed, node.attr, receiver=module, attr=attr, hint=hint)
+            return
+        if isinstance(value, ir.Name) and value.scope == ir.BUILTIN and value.id in B.BUILTIN_FUNCTIONS:
+            self._check_type_method(node, value.id, attr)
+
+    def _check_type_method(self, node: cst.Attribute, builtin: str, attr: str) -> None:
+        """`str.lower`, `list.sort`, `dict.fromkeys`: a method referenced through its type is a
+        function value; anything else on a builtin is refused here rather than at run time."""
+        methods = B.METHODS.get(builtin) if builtin in TYPES_WITH_METHODS else None
+        if methods is None:
+            typed = ", ".join(f"`{kind}`" for kind in TYPES_WITH_METHODS)
+            hint = f"`{builtin}` is a function with no attributes; methods can be referenced through the types {typed}"
+        elif attr in B.VALUE_ATTRIBUTES and attr in methods:
+            hint = f"`{attr}` is an attribute of each `{builtin}` value, not a method: write `value.{attr}` (or `lambda v: v.{attr}`)"
+        elif attr not in methods:
+            close = difflib.get_close_matches(attr, methods, n=1)
+            hint = f"did you mean `{builtin}.{close[0]}`?" if close else f"`{builtin}` offers: {', '.join(methods)}"
+        else:
+            return
+        self.report(N.AttributeNotAllowed, node.attr, receiver=builtin, attr=attr, hint=hint)
 
     def _module_of(self, name: str) -> str:
         for binding in self.scope.module().bindings.get(name, ()):
@@ -339,9 +362,68 @@ class ExpressionLowering:
                     return self.facade_call(node, members[attr], receiver=None)
             elif attr == "ask" and not isinstance(node.func.value, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, cst.List, cst.Dict)):
                 return self.facade_call(node, F.BY_QUALIFIED["Agent.ask"], receiver=node.func.value)
+        typeddict = self._constructed_typeddict(node.func)
+        if typeddict is not None:
+            return self.typeddict_call(node, typeddict)
         func = self.expr(node.func)
         args, keywords = self.arguments(node.args)
-        return ir.Call(self.span(node), func, args, keywords)
+        call = ir.Call(self.span(node), func, args, keywords)
+        check_regex_call(call, self._module_of, self.report)
+        return call
+
+    # ------------------------------------------------------------ TypedDict constructors
+
+    def _constructed_typeddict(self, func: cst.BaseExpression) -> str | None:
+        """The TypedDict a call's callee names (directly or through a type alias), if any."""
+        seen: set[str] = set()
+        while isinstance(func, cst.Name) and func.value not in seen and self._resolve(func.value) == ir.TYPE:
+            seen.add(func.value)
+            if func.value in self.typeddicts:
+                return func.value
+            bindings = self.scope.module().bindings.get(func.value, ())
+            if func.value not in self.type_aliases or len(bindings) != 1:
+                return None
+            func = bindings[0].value
+        return None
+
+    def typeddict_call(self, node: cst.Call, typeddict: str) -> ir.Expr:
+        """`Issue(file=p, line=3)` is `dict(file=p, line=3)`, exactly as in CPython (a TypedDict
+        called is a plain dict; nothing is checked at run time). At check time, a keyword or a
+        literal key that is no declared field is DWF327."""
+        fields = self._typeddict_fields(typeddict, set())
+        keys: list[tuple[str, cst.CSTNode]] = [(a.keyword.value, a.keyword) for a in node.args if a.keyword is not None]
+        if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star \
+                and isinstance(node.args[0].value, cst.Dict):
+            for element in node.args[0].value.elements:
+                key = literal_string(element.key) if isinstance(element, cst.DictElement) else None
+                if isinstance(key, str):
+                    keys.append((key, element.key))
+        for key, where in keys:
+            if key not in fields:
+                close = difflib.get_close_matches(key, fields, n=1)
+                hint = (f"did you mean `{close[0]}`?" if close else
+                        f"`{typeddict}` declares: {', '.join(f'`{f}`' for f in fields) or 'no fields'}")
+                self.report(E.UnknownTypedDictField, where, typeddict=typeddict, field=key, hint=hint)
+        self._note_load(node.func.value, ir.TYPE)
+        args, keywords = self.arguments(node.args)
+        return ir.Call(self.span(node), ir.Name(self.span(node.func), "dict", ir.BUILTIN), args, keywords)
+
+    def _typeddict_fields(self, name: str, seen: set[str]) -> list[str]:
+        """The field names of a TypedDict, its bases' first (as the schema orders them)."""
+        node = self.typeddicts.get(name)
+        if node is None or name in seen:
+            return []
+        seen.add(name)
+        fields: list[str] = []
+        for base in node.bases:
+            if base.keyword is None and isinstance(base.value, cst.Name):
+                fields += [f for f in self._typeddict_fields(base.value.value, seen) if f not in fields]
+        for statement in node.body.body:
+            for small in getattr(statement, "body", ()):
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                        and small.target.value not in fields:
+                    fields.append(small.target.value)
+        return fields
 
     def arguments(self, arguments, skip: tuple[str, ...] = ()) -> tuple[tuple[ir.Expr, ...], tuple[ir.Keyword, ...]]:
         args: list[ir.Expr] = []

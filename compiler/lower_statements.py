@@ -59,16 +59,17 @@ class StatementLowering:
     def lower_block(self, statements) -> tuple[ir.Stmt, ...]:
         saved_phase = self.phase
         out: list[ir.Stmt] = []
+        marked: str | None = None  # the phase a marker just opened, until a statement follows
         for statement in statements:
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    lowered = self.lower_statement(small)
-                    if lowered is not None:
-                        out.append(lowered)
-            else:
-                lowered = self.lower_statement(statement)
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else (statement,):
+                lowered = self.lower_statement(small)
                 if lowered is not None:
                     out.append(lowered)
+                if type(lowered) is ir.Phase:
+                    marked = lowered.name
+                elif marked is not None:
+                    self.facts.phase_filled.add(marked)  # a phase is a label: any statement fills it
+                    marked = None
         self.phase = saved_phase
         return tuple(out)
 
@@ -138,8 +139,6 @@ class StatementLowering:
         name = name.strip()
         self.phase = name
         self.facts.phase_spans.setdefault(name, span)
-        self.facts.phase_has_step.setdefault(name, False)
-        self.facts.phase_refs.setdefault(name, set())
         return ir.Phase(span, name)
 
     def stmt_assign(self, node: cst.Assign) -> ir.Stmt:
@@ -314,8 +313,6 @@ class StatementLowering:
             if name not in allowed:
                 close = difflib.get_close_matches(name, allowed, n=1)
                 hint = f"did you mean `{close[0]}`?" if close else f"allowed: {', '.join(allowed)}"
-                if module == "typing" and name == "Any":
-                    hint = "`Any` would let any result through; describe the shape with a TypedDict, or use `object`"
                 self.report(N.ImportNotAllowed, alias, detail=f"`{module}.{name}` cannot be imported", help=hint)
         return None
 
@@ -335,8 +332,6 @@ class StatementLowering:
         outer_scope, outer_phase, outer_loop, outer_blocks = self.scope, self.phase, self.loop_depth, self.block_kinds
         self.scope, self.phase, self.loop_depth, self.block_kinds = function_scope, None, 0, ["function"]
         self.function_stack.append(name)
-        self.facts.function_has_step.setdefault(name, False)
-        self.facts.function_refs.setdefault(name, set())
         try:
             body = self.lower_block(node.body.body)
         finally:
@@ -346,45 +341,29 @@ class StatementLowering:
                               tuple(sorted(function_scope.bindings)), scope_of_name)
 
     def params(self, parameters: cst.Parameters, scope: Scope) -> tuple[ir.Param, ...]:
-        out: list[ir.Param] = []
-        if parameters.posonly_params or isinstance(parameters.posonly_ind, cst.ParamSlash):
-            slash = self.span(parameters.posonly_ind) if isinstance(parameters.posonly_ind, cst.ParamSlash) else self.span(parameters)
-            self.report(X.UnsupportedParameter, Span.point(slash.line, slash.column),
-                        detail="Positional-only parameters (`/`) are not allowed")
-        if isinstance(parameters.star_arg, cst.ParamStar):
-            star = self.span(parameters.star_arg)
-            self.report(X.UnsupportedParameter, Span.point(star.line, star.column), detail="Keyword-only parameters are not allowed")
-        elif parameters.kwonly_params:
-            self.report(X.UnsupportedParameter, parameters.kwonly_params[0].name, detail="Keyword-only parameters are not allowed")
-        # Rejected parameters are still bound, so their uses do not read as undefined names.
-        for param in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params):
-            out.append(self._param(param, "plain", scope))
+        """The parameters in source order: positional-only, plain, `*args`, keyword-only,
+        `**kwargs` (a bare `*` has no parameter of its own). Defaults are lowered here, in the
+        enclosing scope, where they are evaluated: once, when the `def` or `lambda` runs."""
+        nodes: list[tuple[cst.Param, str]] = [(p, "posonly") for p in parameters.posonly_params]
+        nodes += [(p, "plain") for p in parameters.params]
         if isinstance(parameters.star_arg, cst.Param):
-            out.append(self._param(parameters.star_arg, "star", scope))
+            nodes.append((parameters.star_arg, "star"))
+        nodes += [(p, "kwonly") for p in parameters.kwonly_params]
         if parameters.star_kwarg is not None:
-            out.append(self._param(parameters.star_kwarg, "double_star", scope))
+            nodes.append((parameters.star_kwarg, "double_star"))
+        defaults = [self.expr(param.default) if param.default is not None else None for param, _ in nodes]
+        out: list[ir.Param] = []
         seen: set[str] = set()
-        for param, node in zip(out, (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params,
-                                     *([parameters.star_arg] if isinstance(parameters.star_arg, cst.Param) else []),
-                                     *([parameters.star_kwarg] if parameters.star_kwarg is not None else []))):
-            if param.name in seen:
-                self.report(X.UnsupportedParameter, node.name, detail=f"The parameter `{param.name}` is declared twice",
+        for (param, kind), default in zip(nodes, defaults):
+            name = param.name.value
+            self._check_name(name, param.name)
+            if name in seen:
+                self.report(X.UnsupportedParameter, param.name, detail=f"The parameter `{name}` is declared twice",
                             help="give each parameter its own name")
-            seen.add(param.name)
+            seen.add(name)
+            scope.bind(name, Binding("param", param))
+            out.append(ir.Param(self.span(param), name, default, kind))
         return tuple(out)
-
-    def _param(self, param: cst.Param, kind: str, scope: Scope) -> ir.Param:
-        name = param.name.value
-        self._check_name(name, param.name)
-        scope.bind(name, Binding("param", param))
-        default = None
-        if param.default is not None:
-            default = self.expr(param.default)
-            if not _is_literal_default(default):
-                self.report(X.UnsupportedParameter, param.default,
-                            detail=f"The default of `{name}` must be a literal (a string, number, boolean, None or tuple of them)",
-                            help="use `None` as the default and build the value in the body")
-        return ir.Param(self.span(param), name, default, kind)
 
     def stmt_class(self, node: cst.ClassDef) -> ir.Stmt | None:
         name = node.name.value
@@ -496,16 +475,6 @@ def _is_field_body(node: cst.ClassDef) -> bool:
             continue
         return False
     return True
-
-
-def _is_literal_default(value: ir.Expr) -> bool:
-    if isinstance(value, ir.Const):
-        return True
-    if isinstance(value, ir.UnaryOp) and value.op in ("-", "+") and isinstance(value.operand, ir.Const):
-        return True
-    if isinstance(value, ir.Tuple):
-        return all(_is_literal_default(e) for e in value.elts)
-    return False
 
 
 STATEMENT_HANDLERS: dict[type, Callable] = {

@@ -8,7 +8,7 @@ replacement from the tables of `grammar.builtins` (`MISTAKEN_ATTRIBUTES` for att
 The functions return the rule and its fields; lowering reports them at the node. A typo hint
 ("did you mean") is only ever a name of the script, a facade name or an offered builtin close
 enough to be a misspelling of it, never an unrelated builtin: every CPython builtin has its own
-entry in `FORBIDDEN_BUILTINS`.
+entry in `FORBIDDEN_BUILTINS` or `NOT_OFFERED_EXCEPTIONS`.
 """
 
 from __future__ import annotations
@@ -65,8 +65,9 @@ def module_problem(module: str) -> tuple[type, dict]:
 def undefined_problem(name: str, script_names: Iterable[str]) -> tuple[type, dict]:
     """The diagnostic for a name that is bound nowhere (`script_names`: the names the script
     binds in the scopes visible here)."""
-    if name in B.FORBIDDEN_BUILTINS:
-        return N.ForbiddenBuiltin, {"name": name, "hint": B.FORBIDDEN_BUILTINS[name]}
+    hint = B.FORBIDDEN_BUILTINS.get(name) or B.NOT_OFFERED_EXCEPTIONS.get(name)
+    if hint is not None:
+        return N.ForbiddenBuiltin, {"name": name, "hint": hint}
     if name in B.NONDETERMINISTIC_MODULES:
         why, hint = B.NONDETERMINISTIC_MODULES[name]
         return N.NondeterministicModule, {"module": name, "why": why, "hint": hint}

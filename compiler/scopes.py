@@ -71,10 +71,12 @@ class BindingCollector(cst.CSTVisitor):
         self.walrus_scope = walrus_scope
         self._comprehension_depth = 0
 
-    # Nested scopes: bind the name, do not descend.
+    # Nested scopes: bind the name, do not descend (except into parameter defaults, which are
+    # evaluated in this scope: a walrus there binds here).
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         if self._comprehension_depth == 0:
             self.scope.bind(node.name.value, Binding(ASYNC_DEF if node.asynchronous else DEF, node))
+        self._visit_defaults(node.params)
         return False
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
@@ -83,7 +85,13 @@ class BindingCollector(cst.CSTVisitor):
         return False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self._visit_defaults(node.params)
         return False
+
+    def _visit_defaults(self, parameters: cst.Parameters) -> None:
+        for param in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params):
+            if param.default is not None:
+                param.default.visit(self)
 
     # Comprehensions open their own scope, but a walrus inside one binds out here.
     def _enter_comprehension(self, node: cst.CSTNode) -> bool:

@@ -191,7 +191,7 @@ def gather_result(args: list, starred: list) -> Value:
 def bind_arguments(params, args: list, starred: list, keywords: dict) -> list:
     """The value each parameter (`ir.Param`) of a function receives from one call."""
     bound = [EMPTY] * len(params)
-    plain = [i for i, p in enumerate(params) if p.kind == "plain"]
+    plain = [i for i, p in enumerate(params) if p.kind in ("posonly", "plain")]  # filled by position
     star = next((i for i, p in enumerate(params) if p.kind == "star"), None)
     double = next((i for i, p in enumerate(params) if p.kind == "double_star"), None)
     position, spread = 0, False
@@ -209,10 +209,10 @@ def bind_arguments(params, args: list, starred: list, keywords: dict) -> list:
         elif star is not None:
             bound[star] = bound[star] | prefix(position - len(plain), value)
         position += 1
-    names = {params[i].name: i for i in plain}
+    names = {p.name: i for i, p in enumerate(params) if p.kind in ("plain", "kwonly")}  # filled by keyword
     for name, value in keywords.items():
         if name is None:  # **mapping: any parameter may receive any part
-            for i in plain:
+            for i in names.values():
                 bound[i] = bound[i] | select(value, ANY)
             if double is not None:
                 bound[double] = bound[double] | value

@@ -358,6 +358,8 @@ class TraceWalk:
         return (ret, None) if ret is not None else None
 
     def s_FunctionDef(self, stmt):
+        for param in stmt.params:  # defaults run here, when the `def` runs
+            self.expr(param.default)
         return None  # bodies are walked where they are called
 
     # ------------------------------------------------------------ expressions
@@ -387,7 +389,10 @@ class TraceWalk:
             for value in node.values[1:]:
                 self.expr(value)
             self.cond -= 1
-        elif kind is ir.Lambda or kind is ir.Const or kind is ir.Name:
+        elif kind is ir.Lambda:
+            for param in node.params:  # defaults run when the lambda is made; its body when called
+                self.expr(param.default)
+        elif kind is ir.Const or kind is ir.Name:
             return
         else:
             for child in children(node):

@@ -8,10 +8,11 @@ BUILTIN_FUNCTIONS: tuple[str, ...] = (
     "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "filter", "float", "int",
     "isinstance", "len", "list", "map", "max", "min", "pow", "range", "repr", "reversed",
     "round", "set", "sorted", "str", "sum", "tuple", "zip", "chr", "ord",
+    "format", "next", "iter", "frozenset", "hex", "oct", "bin", "callable", "slice", "ascii",
 )
 EXCEPTION_TYPES: tuple[str, ...] = (
     "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "ZeroDivisionError",
-    "WorkflowError", "AskFailed", "WorldError", "ArtifactError", "BudgetExceeded",
+    "StopIteration", "RuntimeError", "WorkflowError", "AskFailed", "WorldError", "ArtifactError", "BudgetExceeded",
 )
 BUILTIN_CONSTANTS: tuple[str, ...] = ("None", "True", "False")
 BUILTINS: frozenset[str] = frozenset(BUILTIN_FUNCTIONS + EXCEPTION_TYPES)
@@ -73,7 +74,9 @@ FORBIDDEN_BUILTINS: dict[str, str] = {
     "__debug__": "DWF has no debug mode; use a run argument to switch behaviour",
     "__name__": "a DWF script runs top to bottom: drop the `if __name__ == \"__main__\":` guard",
     "__file__": "the workspace is the folder the run works in: use workspace-relative paths with `files.*`",
-    # Exception types DWF does not offer.
+}
+# The CPython 3.11 exception types DWF never raises, with what to catch or write instead.
+NOT_OFFERED_EXCEPTIONS: dict[str, str] = {
     "OSError": _WORLD_ERROR,
     "IOError": _WORLD_ERROR,
     "EnvironmentError": _WORLD_ERROR,
@@ -260,15 +263,21 @@ NOT_OFFERED_NAMES: dict[str, tuple[str, str]] = {
     "pprint": ("pprint", NOT_OFFERED_MODULES["pprint"]),
 }
 
+# What `from typing import ...` may name. The first seven build result types; the rest are for
+# annotations as models write them (`List[X]`, `Dict[str, X]`, `Tuple[X, ...]` also build
+# result types, exactly as `list[X]` and so on; `Any`, `Callable`, `Set`, `FrozenSet`,
+# `Iterable`, `Sequence` and `Mapping` are refused inside result types with a hint).
 TYPING_NAMES: tuple[str, ...] = (
     "TypedDict", "Literal", "NotRequired", "Required", "Optional", "Union", "Annotated",
+    "List", "Dict", "Tuple", "Set", "FrozenSet", "Any", "Callable", "Iterable", "Sequence", "Mapping",
 )
 
 # Importable modules and the members a script may use.
 MODULES: dict[str, tuple[str, ...]] = {
     "json": ("dumps", "loads"),
-    "re": ("match", "search", "fullmatch", "findall", "sub", "split",
-           "IGNORECASE", "MULTILINE", "DOTALL", "I", "M", "S"),
+    "re": ("compile", "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split", "escape",
+           "error", "IGNORECASE", "MULTILINE", "DOTALL", "VERBOSE", "ASCII", "UNICODE", "NOFLAG",
+           "I", "M", "S", "X", "A", "U"),
     "math": (
         "ceil", "floor", "trunc", "sqrt", "isqrt", "exp", "log", "log2", "log10", "pow",
         "fabs", "fsum", "gcd", "lcm", "isfinite", "isinf", "isnan", "isclose", "copysign",
@@ -277,8 +286,15 @@ MODULES: dict[str, tuple[str, ...]] = {
         "degrees", "radians", "pi", "e", "tau", "inf", "nan",
     ),
 }
-# Members of a regular-expression match object.
-MATCH_METHODS: tuple[str, ...] = ("group", "groups", "groupdict", "start", "end", "span")
+# Members of a compiled regular expression (`re.compile(...)`) and of a match object.
+PATTERN_METHODS: tuple[str, ...] = (
+    "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split",
+    "pattern", "flags", "groups", "groupindex",
+)
+MATCH_METHODS: tuple[str, ...] = (
+    "group", "groups", "groupdict", "start", "end", "span", "expand",
+    "lastindex", "lastgroup", "pos", "endpos", "re", "string",
+)
 
 STR_METHODS: tuple[str, ...] = (
     "capitalize", "casefold", "center", "count", "endswith", "expandtabs", "find", "index",
@@ -286,7 +302,7 @@ STR_METHODS: tuple[str, ...] = (
     "isnumeric", "isprintable", "isspace", "istitle", "isupper", "join", "ljust", "lower",
     "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex",
     "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines", "startswith", "strip",
-    "swapcase", "title", "upper", "zfill",
+    "swapcase", "title", "upper", "zfill", "translate", "maketrans",
 )
 LIST_METHODS: tuple[str, ...] = (
     "append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove",
@@ -294,13 +310,20 @@ LIST_METHODS: tuple[str, ...] = (
 )
 DICT_METHODS: tuple[str, ...] = (
     "clear", "copy", "get", "items", "keys", "pop", "popitem", "setdefault", "update", "values",
+    "fromkeys",
 )
 SET_METHODS: tuple[str, ...] = (
     "add", "clear", "copy", "difference", "difference_update", "discard", "intersection",
     "intersection_update", "isdisjoint", "issubset", "issuperset", "pop", "remove",
     "symmetric_difference", "symmetric_difference_update", "union", "update",
 )
+FROZENSET_METHODS: tuple[str, ...] = (
+    "copy", "difference", "intersection", "isdisjoint", "issubset", "issuperset",
+    "symmetric_difference", "union",
+)
 TUPLE_METHODS: tuple[str, ...] = ("count", "index")
+RANGE_METHODS: tuple[str, ...] = ("count", "index", "start", "stop", "step")
+SLICE_METHODS: tuple[str, ...] = ("indices", "start", "stop", "step")
 INT_METHODS: tuple[str, ...] = ("bit_length", "bit_count", "conjugate", "real", "imag", "numerator", "denominator")
 FLOAT_METHODS: tuple[str, ...] = ("is_integer", "conjugate", "real", "imag")
 
@@ -309,11 +332,21 @@ METHODS: dict[str, tuple[str, ...]] = {
     "list": LIST_METHODS,
     "dict": DICT_METHODS,
     "set": SET_METHODS,
+    "frozenset": FROZENSET_METHODS,
     "tuple": TUPLE_METHODS,
+    "range": RANGE_METHODS,
+    "slice": SLICE_METHODS,
     "int": INT_METHODS,
     "float": FLOAT_METHODS,
-    "match": MATCH_METHODS,
+    "re.Pattern": PATTERN_METHODS,
+    "re.Match": MATCH_METHODS,
 }
+# Members of METHODS that are data read from a value, not methods: `x.real`, `r.start`. A type
+# name with one of them (`int.real`) is not a function value.
+VALUE_ATTRIBUTES: frozenset[str] = frozenset({"real", "imag", "numerator", "denominator", "start", "stop", "step"})
+# Methods that belong to the type rather than to a value: `dict.fromkeys(keys)`, `str.maketrans(...)`
+# (reached through a value too, as in CPython: `{}.fromkeys(keys)`).
+TYPE_LEVEL_METHODS: frozenset[str] = frozenset({"fromkeys", "maketrans"})
 # Attributes that are never allowed, with the hint: they turn data into a sandbox escape.
 FORBIDDEN_METHODS: dict[str, str] = {"format": "str-format", "format_map": "str-format"}
 

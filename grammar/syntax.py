@@ -354,10 +354,6 @@ def _not_dwf_hint(word: str, line_text: str, before: str) -> str | None:
         return "star imports are not part of DWF"
     if previous == "from" and word == ".":
         return "relative imports are not part of DWF"
-    if word == "/" and (head in ("def", "async") or "lambda" in line_text):
-        return "positional-only parameters are not part of DWF"
-    if previous == "*" and word in (",", ":", ")") and (head in ("def", "async") or "lambda" in line_text):
-        return "keyword-only parameters are not part of DWF"
     if word == "[" and head in ("def", "async", "class"):
         return "type parameters are not part of DWF"
     if head == previous and previous in ("match", "type", "print"):
@@ -586,13 +582,51 @@ class _TreeChecker:
                 seen.add(name)
 
     def _parameters(self, node: Tree) -> None:
+        """Parameter order, as CPython checks it: `/` once, after a parameter and before `*`;
+        no plain parameter after a defaulted one before `*`; one `*`, a bare one followed by a
+        keyword-only parameter; nothing after `**kwargs`; no name twice."""
         seen: set[str] = set()
+        section = "positional"  # then "keyword" after `*`, "closed" after `**kwargs`
+        positional = defaulted = slash = bare = False
         for child in node.children:
-            if isinstance(child, Tree):
-                name = child.children[0]
-                if name in seen:
-                    self._fail(name, f"duplicate argument {str(name)!r} in function definition")
-                seen.add(name)
+            if not isinstance(child, Tree):
+                continue
+            kind = child.data.removeprefix("lambda_")
+            if section == "closed":
+                self._fail(child, "arguments cannot follow var-keyword argument")
+            if kind == "slash":
+                if section != "positional":
+                    self._fail(child, "/ must be ahead of *")
+                if slash:
+                    self._fail(child, "/ may appear only once")
+                if not positional:
+                    self._fail(child, "at least one argument must precede /")
+                slash = True
+                continue
+            if kind in ("star_param", "bare_star"):
+                if section != "positional":
+                    self._fail(child, "* argument may appear only once")
+                section, bare = "keyword", kind == "bare_star"
+                if kind == "bare_star":
+                    continue
+            elif kind == "kwargs_param":
+                if bare:
+                    self._fail(child, "named arguments must follow bare *")
+                section = "closed"
+            elif section == "positional":
+                positional = True
+                if kind == "default_param":
+                    defaulted = True
+                elif defaulted:
+                    self._fail(child, "non-default argument follows default argument")
+            else:
+                bare = False  # a keyword-only parameter
+            name = child.children[0]
+            if name in seen:
+                self._fail(name, f"duplicate argument {str(name)!r} in function definition")
+            seen.add(name)
+        if bare:
+            self._fail(node, "named arguments must follow bare *")
 
     # ---- names and literals
 

@@ -2,28 +2,25 @@
 `grammar/builtins.py` allows: each is a `BuiltinFunction` taking the interpreter (for limits
 and for calling script functions given as `key=`/`map`/`filter` arguments), the positional
 arguments and the keyword arguments. Results that can grow are checked against the run's limits;
-regular expressions run under a time bound (see `_run_regex`)."""
+`re` is defined in `runtime.regex`."""
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
-import re
-import signal
-import subprocess
-import sys
-import threading
 from typing import Any
 
 from dwf.grammar import builtins as B
 
+from . import regex
 from .errors import SCRIPT_EXCEPTION_PARENTS, ScriptError, is_subclass
+from .formatting import FORMATTING_BUILTINS
+from .json_text import json_dumps
 from .records import Record
-from .sandbox import (BINARY, charge, charge_walk, check_int, check_items, check_string, check_tuple,
-                      display, dwf_repr, iterable, limit_error, to_json, work)
-from .values import (BuiltinFunction, DwfIterator, ExceptionType, MatchValue, Module, OrderedSet, ScriptFunction,
-                     type_name)
+from .sandbox import (BINARY, COMPARE, charge, charge_walk, check_frozenset, check_int, check_items, check_string,
+                      check_tuple, display, dwf_repr, iterable, limit_error, to_json, work)
+from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, FrozenSet, Module,
+                     OrderedSet, ScriptFunction, UnboundMethod, cpython_type_name, type_name)
 
 _CALLABLE = (ScriptFunction, BuiltinFunction)
 
@@ -81,9 +78,9 @@ def _materialize(interp, value) -> list:
 def b_len(interp, args, kwargs):
     _no_kwargs("len", kwargs)
     (value,) = args
-    if isinstance(value, (str, list, tuple, dict, OrderedSet, range)):
+    if isinstance(value, (str, list, tuple, dict, OrderedSet, FrozenSet, range)):
         return len(value)
-    raise ScriptError("TypeError", f"object of type '{type_name(value)}' has no len()")
+    raise ScriptError("TypeError", f"object of type '{cpython_type_name(value)}' has no len()")
 
 
 def b_range(interp, args, kwargs):
@@ -121,6 +118,9 @@ def b_set(interp, args, kwargs):
 
 
 def b_dict(interp, args, kwargs):
+    """`dict(...)`, also what calling a TypedDict is; CPython's errors for a bad argument."""
+    if len(args) > 1:
+        raise ScriptError("TypeError", f"dict expected at most 1 argument, got {len(args)}")
     result = {}
     if args:
         source = args[0]
@@ -128,11 +128,32 @@ def b_dict(interp, args, kwargs):
             charge(interp.limits, work(source))
             result.update(source)
         else:
-            for pair in _materialize(interp, source):
-                key, value = pair
+            for index, pair in enumerate(_materialize(interp, source)):
+                key, value = _dict_pair(pair, index)
                 result[key] = value
     result.update(kwargs)
     return check_items(result, interp.limits)
+
+
+def _dict_pair(pair: Any, index: int) -> tuple:
+    if not isinstance(pair, (list, tuple, str, dict, OrderedSet, range, DwfIterator)):
+        raise ScriptError("TypeError", f"cannot convert dictionary update sequence element #{index} to a sequence")
+    # Sized elements are measured before anything is copied: `dict([big] * n)` copies nothing.
+    items = _first(pair, 3) if isinstance(pair, DwfIterator) else None
+    length = len(items) if items is not None else len(pair)
+    if length != 2:
+        raise ScriptError("ValueError", f"dictionary update sequence element #{index} has length {length}; 2 is required")
+    first, second = items if items is not None else pair
+    return first, second
+
+
+def _first(items: Any, count: int) -> list:
+    out = []
+    for item in items:
+        out.append(item)
+        if len(out) == count:
+            break
+    return out
 
 
 def b_str(interp, args, kwargs):
@@ -163,17 +184,30 @@ def b_bool(interp, args, kwargs):
     return bool(args[0]) if args else False
 
 
+def _ends_on_stop_iteration(call):
+    """CPython's `map` and `filter` end, silently, when their function raises StopIteration
+    (`map(next, iterators)` stops at the first exhausted one)."""
+    def wrapped(*args):
+        try:
+            return call(*args)
+        except ScriptError as error:
+            if is_subclass(error.type_name, "StopIteration"):
+                raise StopIteration from None  # ends the C iterator calling this
+            raise
+    return wrapped
+
+
 def b_map(interp, args, kwargs):
     _no_kwargs("map", kwargs)
     fn, *iterables = args
-    call = _fn(interp, fn)
+    call = _ends_on_stop_iteration(_fn(interp, fn))
     return DwfIterator(_metered(interp.limits, map(call, *(_iterable(interp, it) for it in iterables))), "map")
 
 
 def b_filter(interp, args, kwargs):
     _no_kwargs("filter", kwargs)
     fn, iterable = args
-    call = _fn(interp, fn) if fn is not None else bool
+    call = _ends_on_stop_iteration(_fn(interp, fn)) if fn is not None else bool
     return DwfIterator(_metered(interp.limits, filter(call, _iterable(interp, iterable))), "filter")
 
 
@@ -289,15 +323,19 @@ def b_ord(interp, args, kwargs):
 
 
 ISINSTANCE_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict,
-                    "tuple": tuple, "set": OrderedSet}
+                    "tuple": tuple, "set": OrderedSet, "frozenset": FrozenSet, "range": range, "slice": slice}
 
 
 def b_isinstance(interp, args, kwargs):
     _no_kwargs("isinstance", kwargs)
     value, kinds = args
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
-    for kind in kinds:
-        if isinstance(kind, BuiltinFunction) and kind.name in ISINSTANCE_TYPES:
+    pending = [kinds]  # tuples nest (`(int, (float, str))`); they are bounded when made
+    while pending:
+        kind = pending.pop()
+        if isinstance(kind, tuple):
+            charge(interp.limits, work(kind))
+            pending.extend(reversed(kind))  # left to right, as CPython tries them
+        elif isinstance(kind, BuiltinFunction) and kind.name in ISINSTANCE_TYPES:
             if kind.name == "dict" and isinstance(value, Record):
                 continue
             if isinstance(value, ISINSTANCE_TYPES[kind.name]):
@@ -306,8 +344,100 @@ def b_isinstance(interp, args, kwargs):
             if isinstance(value, ScriptError) and is_subclass(value.type_name, kind.name):
                 return True
         else:
-            raise ScriptError("TypeError", "isinstance() arg 2 must be a type or a tuple of types")
+            raise ScriptError("TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union")
     return False
+
+
+def b_callable(interp, args, kwargs):
+    _no_kwargs("callable", kwargs)
+    if len(args) != 1:
+        raise ScriptError("TypeError", f"callable() takes exactly one argument ({len(args)} given)")
+    return isinstance(args[0], (ScriptFunction, BuiltinFunction, BoundMethod, UnboundMethod, ExceptionType))
+
+
+# The CPython type of the iterator `iter(value)` gives, by the type of `value`.
+_ITERATOR_NAMES = {list: "list_iterator", tuple: "tuple_iterator", dict: "dict_keyiterator", OrderedSet: "set_iterator",
+                   FrozenSet: "set_iterator", range: "range_iterator"}
+
+
+def _checked_items(limits, items):
+    """Yield `items`, one step each; a container changed while it is iterated raises CPython's
+    RuntimeError as a script exception."""
+    try:
+        for item in items:
+            charge(limits, 1)
+            yield item
+    except RecursionError:
+        raise
+    except RuntimeError as error:
+        raise ScriptError("RuntimeError", str(error)) from None
+
+
+def b_iter(interp, args, kwargs):
+    _no_kwargs("iter", kwargs)
+    if not 1 <= len(args) <= 2:
+        raise ScriptError("TypeError", f"iter expected at {'least 1' if not args else 'most 2'} argument{'s' if args else ''}, "
+                          f"got {len(args)}")
+    if len(args) == 2:
+        return _sentinel_iterator(interp, *args)
+    value = args[0]
+    if type(value) is DwfIterator:
+        return value  # an iterator is its own iterator
+    source = iterable(value)
+    name = "dict_keyiterator" if isinstance(source, dict) else _ITERATOR_NAMES.get(type(source), "iterator")
+    if type(source) is str:
+        name = "str_ascii_iterator" if source.isascii() else "str_iterator"
+    return DwfIterator(_checked_items(interp.limits, iter(source)), name)
+
+
+def _sentinel_iterator(interp, fn, sentinel):
+    """`iter(fn, sentinel)`: call `fn()` until it returns `sentinel`; every call is a step."""
+    if not isinstance(fn, (ScriptFunction, BuiltinFunction, BoundMethod, UnboundMethod, ExceptionType)):
+        raise ScriptError("TypeError", "iter(v, w): v must be callable")
+    call, limits, equal = _fn(interp, fn), interp.limits, COMPARE["=="]
+
+    def values():
+        while True:
+            try:
+                value = call()
+            except ScriptError as error:
+                if is_subclass(error.type_name, "StopIteration"):
+                    return  # as CPython's callable_iterator
+                raise
+            if equal(value, sentinel, limits):
+                return
+            yield value
+    return DwfIterator(values(), "callable_iterator")
+
+
+def b_next(interp, args, kwargs):
+    _no_kwargs("next", kwargs)
+    if not 1 <= len(args) <= 2:
+        raise ScriptError("TypeError", f"next expected at {'least 1' if not args else 'most 2'} argument{'s' if args else ''}, "
+                          f"got {len(args)}")
+    iterator = args[0]
+    if type(iterator) is not DwfIterator:
+        raise ScriptError("TypeError", f"'{type_name(iterator)}' object is not an iterator")
+    try:
+        return next(iterator)
+    except StopIteration:
+        if len(args) == 2:
+            return args[1]
+        raise ScriptError("StopIteration", "") from None
+
+
+def b_frozenset(interp, args, kwargs):
+    _no_kwargs("frozenset", kwargs)
+    if len(args) > 1:
+        raise ScriptError("TypeError", f"frozenset expected at most 1 argument, got {len(args)}")
+    if args and type(args[0]) is FrozenSet:
+        return args[0]
+    return check_frozenset(FrozenSet(_materialize(interp, args[0])), interp.limits) if args else FrozenSet()
+
+
+def b_slice(interp, args, kwargs):
+    _no_kwargs("slice", kwargs)
+    return slice(*args)  # CPython's own argument errors; the bounds may be any value, as there
 
 
 BUILTIN_IMPLS = {
@@ -316,6 +446,8 @@ BUILTIN_IMPLS = {
     "len": b_len, "list": b_list, "map": b_map, "max": b_minmax("max", max), "min": b_minmax("min", min),
     "pow": b_pow, "range": b_range, "repr": b_repr, "reversed": b_reversed, "round": b_round, "set": b_set,
     "sorted": b_sorted, "str": b_str, "sum": b_sum, "tuple": b_tuple, "zip": b_zip, "chr": b_chr, "ord": b_ord,
+    "callable": b_callable, "iter": b_iter, "next": b_next, "frozenset": b_frozenset, "slice": b_slice,
+    **FORMATTING_BUILTINS,
 }
 assert set(BUILTIN_IMPLS) == set(B.BUILTIN_FUNCTIONS), "grammar/builtins.py and runtime/builtins.py disagree"
 
@@ -323,20 +455,8 @@ assert set(BUILTIN_IMPLS) == set(B.BUILTIN_FUNCTIONS), "grammar/builtins.py and 
 # ---------------------------------------------------------------- modules
 
 
-MAX_JSON_INDENT = 64
-
-
 def m_json_dumps(interp, args, kwargs):
-    _no_kwargs("json.dumps", kwargs, ("indent", "sort_keys", "ensure_ascii"))
-    indent = kwargs.get("indent")
-    if indent is not None and (not isinstance(indent, (int, str)) or isinstance(indent, bool)
-                               or (indent if isinstance(indent, int) else len(indent)) > MAX_JSON_INDENT):
-        # The indent repeats once per nesting level on every line: bound it like a string size.
-        raise ScriptError("ValueError", f"json.dumps() indent must be an int or str of at most {MAX_JSON_INDENT}")
-    data = to_json(args[0], "value given to json.dumps", interp.limits)
-    text = check_string(json.dumps(data, **kwargs), interp.limits)
-    charge(interp.limits, work(text))
-    return text
+    return json_dumps(interp, args, kwargs)
 
 
 def m_json_loads(interp, args, kwargs):
@@ -364,175 +484,6 @@ def m_json_loads(interp, args, kwargs):
 
 def _reject_constant(name):
     raise ScriptError("ValueError", f"invalid JSON: {name} is not JSON")
-
-
-class RegexOver(Exception):
-    """A regular-expression result would exceed a size limit (`items` or `chars`)."""
-
-
-def _regex_core(op, pattern, flags, string, repl, number, max_items, max_chars):
-    """One `re` operation on plain data, returning plain data (so the same function can run in a
-    worker process): a match as `[spans, group names]`, `findall` as `[items, has_tuples]`,
-    `split` and `sub` as CPython returns them. `findall` and `sub` stop at the size limits
-    instead of building a result that would only be refused afterwards."""
-    import re
-
-    compiled = re.compile(pattern, flags)
-    if op in ("match", "search", "fullmatch"):
-        m = getattr(compiled, op)(string)
-        return None if m is None else [[list(m.span(i)) for i in range(compiled.groups + 1)], dict(compiled.groupindex)]
-    if op == "findall":
-        if len(string) + 1 <= max_items:  # there are at most len(string) + 1 matches
-            found = compiled.findall(string)
-            return [[list(f) for f in found] if compiled.groups > 1 else found, compiled.groups > 1]
-        out = []
-        for m in compiled.finditer(string):
-            if compiled.groups == 0:
-                out.append(m.group(0))
-            elif compiled.groups == 1:
-                out.append(m.group(1) or "")
-            else:
-                out.append(list(m.groups("")))
-            if len(out) > max_items:
-                raise RegexOver("items")
-        return [out, compiled.groups > 1]
-    if op == "split":
-        parts = compiled.split(string, max_items if number <= 0 else min(number, max_items))
-        if len(parts) > max_items:
-            raise RegexOver("items")
-        return parts
-    # sub: a literal replacement has a known size; a template is expanded match by match.
-    if "\\" not in repl:
-        matches = string.count("") if number <= 0 else number
-        if len(string) + matches * len(repl) <= max_chars:
-            return compiled.sub(repl, string, number)
-    size = [len(string)]
-
-    def expand(m):
-        text = m.expand(repl)
-        size[0] += len(text) - (m.end() - m.start())
-        if size[0] > max_chars:
-            raise RegexOver("chars")
-        return text
-    return compiled.sub(expand, string, number)
-
-
-class _RegexTimeout(Exception):
-    pass
-
-
-def _on_alarm(signum, frame):
-    raise _RegexTimeout()
-
-
-def _run_regex(interp, job: tuple):
-    """Run `_regex_core(*job)` within `Limits.regex_timeout_s`.
-
-    CPython's `re` backtracks inside one C call that holds the GIL, so no thread deadline can
-    stop a pattern like `(a+)+$`; but the matcher polls for signals. On the main thread the
-    run therefore arms a one-shot SIGALRM timer around the call (restoring any previous handler
-    and timer). Elsewhere the operation runs in a short-lived `python -I -S` worker process that
-    is killed at the deadline."""
-    limits = interp.limits
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        return _run_regex_worker(job, limits)
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    try:
-        old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, limits.regex_timeout_s)
-        try:
-            return _regex_core(*job)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    except _RegexTimeout:
-        raise limit_error("regex_timeout_s", limits) from None
-    finally:
-        signal.signal(signal.SIGALRM, previous)
-        if old_delay:
-            signal.setitimer(signal.ITIMER_REAL, old_delay, old_interval)
-
-
-_REGEX_WORKER = "class RegexOver(Exception):\n    pass\n\n" + inspect.getsource(_regex_core) + r"""
-import json, re, sys
-job = json.loads(sys.stdin.read())
-try:
-    answer = {"ok": _regex_core(*job)}
-except re.error as error:
-    answer = {"error": "pattern", "message": str(error)}
-except RegexOver as error:
-    answer = {"error": "over", "message": str(error)}
-except Exception as error:
-    answer = {"error": "ValueError", "message": f"{type(error).__name__}: {error}"}
-sys.stdout.write(json.dumps(answer))
-"""
-
-
-def _run_regex_worker(job: tuple, limits):
-    try:
-        done = subprocess.run([sys.executable, "-I", "-S", "-c", _REGEX_WORKER], input=json.dumps(job), text=True,
-                              capture_output=True, timeout=limits.regex_timeout_s + 0.5)
-    except subprocess.TimeoutExpired:
-        raise limit_error("regex_timeout_s", limits) from None
-    answer = json.loads(done.stdout)
-    if "ok" in answer:
-        return answer["ok"]
-    if answer["error"] == "pattern":
-        raise re.error(answer["message"])
-    if answer["error"] == "over":
-        raise RegexOver(answer["message"])
-    raise ScriptError("ValueError", answer["message"])
-
-
-_REGEX_SIGNATURES = {
-    "match": ("pattern", "string", "flags"), "search": ("pattern", "string", "flags"),
-    "fullmatch": ("pattern", "string", "flags"), "findall": ("pattern", "string", "flags"),
-    "sub": ("pattern", "repl", "string", "count", "flags"), "split": ("pattern", "string", "maxsplit", "flags"),
-}
-_ALLOWED_FLAGS = re.IGNORECASE | re.MULTILINE | re.DOTALL
-
-
-def _regex(name):
-    names = _REGEX_SIGNATURES[name]
-
-    def impl(interp, args, kwargs):
-        if len(args) > len(names):
-            raise ScriptError("TypeError", f"re.{name}() takes at most {len(names)} arguments ({len(args)} given)")
-        values = dict(zip(names, args))
-        for key, value in kwargs.items():
-            if key not in names or key in values:
-                raise ScriptError("TypeError", f"re.{name}() got an unexpected keyword argument '{key}'")
-            values[key] = value
-        for key in ("pattern", "string", "repl"):
-            if key in names and key not in values:
-                raise ScriptError("TypeError", f"re.{name}() missing required argument '{key}'")
-            if key in names and not isinstance(values[key], str):
-                raise ScriptError("TypeError", f"re.{name}() argument '{key}' must be a str, not {type_name(values[key])}")
-        for key in ("flags", "count", "maxsplit"):
-            if key in values and (type(values[key]) is not int):
-                raise ScriptError("TypeError", f"re.{name}() argument '{key}' must be an int")
-        flags = values.get("flags", 0)
-        if flags & ~_ALLOWED_FLAGS:
-            raise ScriptError("ValueError", "re flags may only combine re.IGNORECASE, re.MULTILINE and re.DOTALL")
-        limits = interp.limits
-        charge(limits, work(values["pattern"]) + work(values["string"]))
-        job = (name, values["pattern"], flags, values["string"], values.get("repl", ""),
-               values.get("count", values.get("maxsplit", 0)), limits.items, limits.string_bytes)
-        try:
-            result = _run_regex(interp, job)
-        except re.error as error:
-            raise ScriptError("ValueError", f"invalid regular expression: {error}") from None
-        except (RecursionError, OverflowError) as error:
-            raise ScriptError("ValueError", f"invalid regular expression: {error}") from None
-        except RegexOver as error:
-            raise limit_error("items" if str(error) == "items" else "string_bytes", limits) from None
-        if name in ("match", "search", "fullmatch"):
-            return None if result is None else MatchValue(values["string"], result[0], result[1])
-        if name == "findall":
-            items, tuples = result
-            return [tuple(i) for i in items] if tuples else items
-        if name == "sub":
-            return check_string(result, limits)
-        return result
-    return impl
 
 
 def _checked_fold(fn, limits):
@@ -583,11 +534,7 @@ def _math(name):
 
 def make_modules() -> dict[str, Module]:
     json_members = {"dumps": BuiltinFunction("json.dumps", m_json_dumps), "loads": BuiltinFunction("json.loads", m_json_loads)}
-    re_members = {}
-    for name in ("match", "search", "fullmatch", "findall", "sub", "split"):
-        re_members[name] = BuiltinFunction(f"re.{name}", _regex(name))
-    for name in ("IGNORECASE", "MULTILINE", "DOTALL", "I", "M", "S"):
-        re_members[name] = int(getattr(re, name))
+    re_members = regex.module_members()
     math_members = {}
     for name in B.MODULES["math"]:
         value = getattr(math, name)
@@ -600,5 +547,6 @@ def make_modules() -> dict[str, Module]:
 def make_builtins() -> dict[str, Any]:
     values: dict[str, Any] = {name: BuiltinFunction(name, impl) for name, impl in BUILTIN_IMPLS.items()}
     for name in SCRIPT_EXCEPTION_PARENTS:
-        values[name] = ExceptionType(name)
+        if "." not in name:  # `re.error` is a module member
+            values[name] = ExceptionType(name)
     return values

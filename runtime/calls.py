@@ -1,6 +1,11 @@
 """This module defines how calls bind their arguments and how methods of plain values run under
-the run's limits: argument binding for script functions, and `call_method`, which prechecks
-methods that could allocate without bound before running them."""
+the run's limits: argument binding for script functions; `call_method`, which prechecks methods
+that could allocate without bound before running them; and `call_unbound`, for a method
+referenced through its type (`str.lower(s)`, `map(str.strip, lines)`, `list.sort(xs, key=...)`):
+the first argument is the receiver, checked against the type with CPython's message, and the
+call then goes through the same allow-list and limits as `receiver.method(...)`. The type-level
+methods take no receiver: `dict.fromkeys`, bounded by the container size limit before the dict
+is built, and `str.maketrans`."""
 
 from __future__ import annotations
 
@@ -10,52 +15,104 @@ from . import sandbox
 from .errors import ScriptError
 from .frames import _bounded_list
 from .limits import Limits
-from .values import BoundMethod, DwfIterator, OrderedSet, ScriptFunction, type_name
+from .values import (BoundMethod, DwfIterator, FrozenSet, OrderedSet, ScriptFunction, UnboundMethod, cpython_type_name,
+                     type_name)
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
 
 
-def bind_arguments(fn: ScriptFunction, params: tuple, args: list, kwargs: dict, limits: Limits) -> dict:
-    values: dict[str, Any] = {}
-    positional = list(args)
-    plain = [p for p in params if p.kind == "plain"]
-    star = next((p for p in params if p.kind == "star"), None)
-    double_star = next((p for p in params if p.kind == "double_star"), None)
-    defaults = fn.defaults
-    for index, param in enumerate(plain):
-        if positional:
-            values[param.name] = positional.pop(0)
-        elif param.name in kwargs:
-            values[param.name] = kwargs.pop(param.name)
-        elif index in defaults:
-            values[param.name] = defaults[index]
+class Signature:
+    """A script function's parameters arranged once, when its `def` or `lambda` is compiled,
+    for binding calls by CPython's rules (`ceval.c`, `initialize_locals`)."""
+
+    __slots__ = ("params", "positional", "posonly", "kwonly", "keyword_names", "star", "double_star")
+
+    def __init__(self, params: tuple) -> None:
+        self.params = params
+        self.positional = tuple(p.name for p in params if p.kind in ("posonly", "plain"))
+        self.posonly = frozenset(p.name for p in params if p.kind == "posonly")
+        self.kwonly = tuple(p.name for p in params if p.kind == "kwonly")
+        # The names a keyword argument may bind (positional-only parameters cannot be).
+        self.keyword_names = frozenset(p.name for p in params if p.kind in ("plain", "kwonly"))
+        self.star = next((p.name for p in params if p.kind == "star"), None)
+        self.double_star = next((p.name for p in params if p.kind == "double_star"), None)
+
+
+def bind_arguments(fn: ScriptFunction, signature: Signature, args: list, kwargs: dict, limits: Limits) -> dict:
+    """The frame variables of one call of `fn`, or CPython's `TypeError` for a call that does
+    not fit: keywords first (unexpected, positional-only, multiple values), then too many
+    positional arguments, then missing positional and keyword-only ones."""
+    positional = signature.positional
+    values: dict[str, Any] = dict(zip(positional, args))
+    extra: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key in signature.keyword_names:
+            if key in values:
+                raise ScriptError("TypeError", f"{fn.qualname}() got multiple values for argument '{key}'")
+            values[key] = value
+        elif signature.double_star is not None:
+            extra[key] = value
         else:
-            raise ScriptError("TypeError", f"{fn.name}() missing required argument '{param.name}'")
-        if param.name in kwargs:
-            raise ScriptError("TypeError", f"{fn.name}() got multiple values for argument '{param.name}'")
-    if positional:
-        if star is None:
-            raise ScriptError("TypeError", f"{fn.name}() takes {len(plain)} positional arguments but {len(args)} were given")
-        values[star.name] = sandbox.check_tuple(tuple(positional), limits)
-    elif star is not None:
-        values[star.name] = ()
-    if kwargs:
-        if double_star is None:
-            raise ScriptError("TypeError", f"{fn.name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        values[double_star.name] = dict(kwargs)
-    elif double_star is not None:
-        values[double_star.name] = {}
+            misplaced = [name for name in kwargs if name in signature.posonly]
+            if misplaced:
+                raise ScriptError("TypeError", f"{fn.qualname}() got some positional-only arguments passed as keyword "
+                                               f"arguments: '{', '.join(misplaced)}'")
+            raise ScriptError("TypeError", f"{fn.qualname}() got an unexpected keyword argument '{key}'")
+    if len(args) > len(positional) and signature.star is None:
+        raise ScriptError("TypeError", _too_many_positional(fn, signature, len(args), values))
+    if len(values) < len(positional) + len(signature.kwonly):
+        _fill_defaults(fn, positional[len(args):], values, fn.defaults, "positional")
+        _fill_defaults(fn, signature.kwonly, values, fn.defaults, "keyword-only")
+    if signature.star is not None:
+        rest = tuple(args[len(positional):]) if len(args) > len(positional) else ()
+        values[signature.star] = sandbox.check_tuple(sandbox.check_items(rest, limits), limits)
+    if signature.double_star is not None:
+        values[signature.double_star] = extra
     return values
 
 
-GROWING_METHODS = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs", "replace", "join"})
+def _fill_defaults(fn: ScriptFunction, names: tuple, values: dict, defaults: dict, kind: str) -> None:
+    missing = [name for name in names if name not in values and name not in defaults]
+    if missing:
+        quoted = [repr(name) for name in missing]
+        if len(quoted) == 1:
+            listed = quoted[0]
+        elif len(quoted) == 2:
+            listed = f"{quoted[0]} and {quoted[1]}"
+        else:
+            listed = ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+        plural = "s" if len(missing) > 1 else ""
+        raise ScriptError("TypeError", f"{fn.qualname}() missing {len(missing)} required {kind} argument{plural}: {listed}")
+    for name in names:
+        if name not in values:
+            values[name] = defaults[name]
+
+
+def _too_many_positional(fn: ScriptFunction, signature: Signature, given: int, values: dict) -> str:
+    count = len(signature.positional)
+    with_default = sum(1 for name in signature.positional if name in fn.defaults)
+    keyword_only = sum(1 for name in signature.kwonly if name in values)
+    if with_default:
+        takes, plural = f"from {count - with_default} to {count}", "s"
+    else:
+        takes, plural = str(count), "" if count == 1 else "s"
+    also = ""
+    if keyword_only:
+        also = (f" positional argument{'' if given == 1 else 's'} (and {keyword_only} keyword-only "
+                f"argument{'' if keyword_only == 1 else 's'})")
+    verb = "was" if given == 1 and not keyword_only else "were"
+    return f"{fn.qualname}() takes {takes} positional argument{plural} but {given}{also} {verb} given"
+
+
+GROWING_METHODS = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs", "replace", "join", "translate"})
 # Methods whose cost does not grow with the receiver, by receiver type; every other method is
 # charged the receiver's size, and `extend`/`update` the size of what they add.
 CONSTANT_TIME_METHODS = {
     list: frozenset({"append", "pop", "extend"}), str: frozenset({"startswith", "endswith"}),
     dict: frozenset({"get", "pop", "setdefault", "popitem", "update"}),
     OrderedSet: frozenset({"add", "discard", "remove", "pop", "update"}),
+    range: frozenset({"index", "count"}), slice: frozenset({"indices"}),  # of an int: arithmetic (else below)
 }
 GROWING_CONTAINER_METHODS = frozenset({"append", "extend", "insert", "update", "add", "setdefault"})
 _COMPARING_METHODS = frozenset({"sort", "index", "count", "remove"})
@@ -90,7 +147,7 @@ def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: di
             if type(source) is not DwfIterator and len(receiver) + len(source) > limits.items:
                 raise sandbox.limit_error("items", limits)
             args = [source if type(source) is list else list(source)]
-    if name not in CONSTANT_TIME_METHODS.get(kind, ()):
+    if name not in CONSTANT_TIME_METHODS.get(kind, ()) or (kind is range and args and type(args[0]) is not int):
         sandbox.charge(limits, sandbox.work(receiver))
     if name in ("extend", "update"):
         sandbox.charge(limits, sum(sandbox.work(a) for a in args))
@@ -116,8 +173,9 @@ def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: di
         return sandbox.check_tuple(result, limits)  # str.partition, dict.popitem()
     if result_kind is set:
         return OrderedSet(result)
-    if result_kind is dict or result_kind is OrderedSet:
+    if result_kind is dict or result_kind is OrderedSet or result_kind is FrozenSet:
         sandbox.charge(limits, sandbox.work(result))  # copy(), union(), ...
+        return sandbox.check_value(result, limits)  # a union can outgrow both operands
     return result
 
 
@@ -149,11 +207,90 @@ def _precheck_string_method(receiver: str, name: str, args: list, limits: Limits
             count = min(count, args[2])
         if len(receiver) + count * len(args[1]) > limits.string_bytes:
             raise sandbox.limit_error("string_bytes", limits)
+    elif name == "translate" and args:
+        _precheck_translate(receiver, args[0], limits)
     elif name == "join" and args:
         items = args[0]
         total = sum(len(i) for i in items if isinstance(i, str)) + len(receiver) * max(0, len(items) - 1)
         if total > limits.string_bytes:
             raise sandbox.limit_error("string_bytes", limits)
+
+
+def _precheck_translate(receiver: str, table: Any, limits: Limits) -> None:
+    """`str.translate` with a table that maps characters to longer strings can grow the text
+    by the replacement's length for every occurrence: count before translating."""
+    if isinstance(table, dict):
+        longer = [(key, len(text)) for key, text in table.items() if isinstance(text, str) and len(text) > 1]
+    elif isinstance(table, (list, tuple)):
+        longer = [(key, len(text)) for key, text in enumerate(table) if isinstance(text, str) and len(text) > 1]
+    else:
+        return  # a str table maps to single characters; anything else is refused by translate
+    if not longer or len(receiver) * max(length for _, length in longer) <= limits.string_bytes:
+        return
+    sandbox.charge(limits, sandbox.work(receiver) * len(longer))  # one count per key below
+    size = len(receiver)
+    for key, length in longer:
+        if isinstance(key, int) and 0 <= key < 0x110000:
+            size += receiver.count(chr(key)) * (length - 1)
+            if size > limits.string_bytes:
+                raise sandbox.limit_error("string_bytes", limits)
+
+
+# ---------------------------------------------------------------- methods referenced through their type
+
+# The values each type's methods apply to. `int` methods take bools, as in CPython.
+RECEIVER_TYPES: dict[str, tuple[type, ...]] = {
+    "str": (str,), "list": (list,), "dict": (dict,), "set": (OrderedSet,), "frozenset": (FrozenSet,),
+    "tuple": (tuple,), "int": (int,), "float": (float,), "range": (range,), "slice": (slice,),
+}
+
+
+def call_unbound(interp: Interpreter, method: UnboundMethod, args: list, kwargs: dict) -> Any:
+    owner, name = method.owner, method.name
+    if name == "fromkeys":
+        return dict_fromkeys(interp, args, kwargs)
+    if name == "maketrans":
+        return str_maketrans(interp, args, kwargs)
+    if not args:
+        raise ScriptError("TypeError", f"unbound method {owner}.{name}() needs an argument")
+    receiver = args[0]
+    if not isinstance(receiver, RECEIVER_TYPES[owner]):
+        raise ScriptError("TypeError", f"descriptor '{name}' for '{owner}' objects doesn't apply to a "
+                          f"'{cpython_type_name(receiver)}' object")
+    if type(receiver) is bool:  # bools have no methods of their own in DWF; an int's give the same results
+        receiver = int(receiver)
+    bound = sandbox.get_attribute(receiver, name)
+    return call_method(interp, bound, list(args[1:]), kwargs)
+
+
+def dict_fromkeys(interp: Interpreter, args: list, kwargs: dict) -> dict:
+    if kwargs:
+        raise ScriptError("TypeError", "dict.fromkeys() takes no keyword arguments")
+    if not args:
+        raise ScriptError("TypeError", "fromkeys expected at least 1 argument, got 0")
+    if len(args) > 2:
+        raise ScriptError("TypeError", f"fromkeys expected at most 2 arguments, got {len(args)}")
+    limits = interp.limits
+    keys, value = sandbox.iterable(args[0]), args[1] if len(args) == 2 else None
+    if type(keys) is not DwfIterator:  # sized: check, then build in C
+        if len(keys) > limits.items:
+            raise sandbox.limit_error("items", limits)
+        sandbox.charge(limits, sandbox.work(keys))
+        return dict.fromkeys(keys, value)
+    result: dict = {}
+    for key in keys:  # a lazy iterator charges its own items
+        result[key] = value
+        if len(result) > limits.items:
+            raise sandbox.limit_error("items", limits)
+    return result
+
+
+def str_maketrans(interp: Interpreter, args: list, kwargs: dict) -> dict:
+    if kwargs:
+        raise ScriptError("TypeError", "maketrans() takes no keyword arguments")
+    # The table has at most one entry per key of the dict or character of the strings given.
+    sandbox.charge(interp.limits, sum(sandbox.work(a) for a in args))
+    return str.maketrans(*args)
 
 
 # ---------------------------------------------------------------- the compiler to closures

@@ -19,6 +19,7 @@ from dwf.compiler import render
 from dwf.compiler.compile import CompileResult, compile_bytes
 from dwf.compiler.rules import all_rules, lookup
 from dwf.compiler.version import COMPILER_VERSION
+from dwf.grammar import language_guide
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
@@ -56,6 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dwfc", description="Compile, plan and run DWF workflow scripts (*.dwf.py).")
     parser.add_argument("--version", action="version", version=f"dwfc {COMPILER_VERSION}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    guide = commands.add_parser(
+        "guide", help="print the language guide: read it before writing a workflow",
+        description="Print the DWF language guide (Markdown) on stdout: what is Python as usual, what differs, "
+                    "the facades, typed asks, joins, errors and a complete example.")
+    guide.set_defaults(handler=cmd_guide)
     check = commands.add_parser("check", help="compile scripts and print diagnostics",
                                 description="Compile scripts and print diagnostics. Directories are searched for *.dwf.py.")
     check.add_argument("files", nargs="+", metavar="FILE")
@@ -134,6 +140,14 @@ def _non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
     return value
+
+
+# ---------------------------------------------------------------- guide
+
+
+def cmd_guide(args) -> int:
+    sys.stdout.write(language_guide())
+    return EXIT_OK
 
 
 # ---------------------------------------------------------------- check

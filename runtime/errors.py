@@ -23,13 +23,16 @@ SCRIPT_EXCEPTION_PARENTS: dict[str, str | None] = {
     "KeyError": "Exception",
     "IndexError": "Exception",
     "ZeroDivisionError": "Exception",
+    "StopIteration": "Exception",
     "WorkflowError": "Exception",
     "AskFailed": "WorkflowError",
     "WorldError": "WorkflowError",
     "ArtifactError": "WorkflowError",
     "BudgetExceeded": "WorkflowError",
+    "RuntimeError": "Exception",
     # Raised by a failing `assert`; scripts cannot name it, `except Exception` catches it.
     "AssertionError": "Exception",
+    "re.error": "Exception",  # a bad pattern or template; scripts name it `re.error`
 }
 
 

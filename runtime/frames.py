@@ -12,7 +12,7 @@ from dwf.compiler import ir
 from . import sandbox
 from .errors import DwfError, FatalError, Frame, ScriptError
 from .limits import Limits
-from .values import DwfIterator, ReadOnlyMapping, type_name
+from .values import DwfIterator, ReadOnlyMapping, ScriptObject, type_name
 
 
 _PYTHON_ERRORS = (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError,
@@ -84,18 +84,55 @@ def _made(value: Any, limits: Limits) -> Any:
     return sandbox.check_tuple(value, limits) if type(value) is tuple else value
 
 
-def _collect_args(frame, args, keywords):
+def _collect_args(frame, args, keywords, fn=None):
     positional, named = [], {}
+    alone = len(args) == 1
     for code, starred in args:
         value = code[0](frame)
-        positional.extend(_iterate(value)) if starred else positional.append(value)
-    for name, code in keywords:
-        value = code[0](frame)
-        if name is None:
-            named.update(_mapping(value))
+        if starred:
+            positional.extend(star_arguments(value, fn, alone))
         else:
-            named[name] = value
+            positional.append(value)
+    for name, code in keywords:
+        add_keywords(named, name, code[0](frame), fn)
     return positional, named
+
+
+def callee_name(fn: Any) -> str:
+    """How CPython names a callee in call errors: `f()`, `outer.<locals>.f()`, `len()`."""
+    qualname = getattr(fn, "qualname", None) or getattr(fn, "name", None)
+    return f"{qualname}()" if isinstance(qualname, str) else type_name(fn)
+
+
+def star_arguments(value: Any, fn: Any, alone: bool) -> Any:
+    """The items of `*value` in a call, or CPython's error: a lone `*x` is checked by the call
+    (naming the callee), one among other arguments while the argument list is built."""
+    if isinstance(value, sandbox.ITERABLES):
+        return sandbox.iterable(value)
+    if alone:
+        raise ScriptError("TypeError", f"{callee_name(fn)} argument after * must be an iterable, not {_class_name(value)}")
+    raise ScriptError("TypeError", f"Value after * must be an iterable, not {_class_name(value)}")
+
+
+def _class_name(value: Any) -> str:
+    """The class name CPython prints in "must be an iterable, not X" (`NoneType` for None)."""
+    return "NoneType" if value is None else type_name(value)
+
+
+def add_keywords(named: dict, name: str | None, value: Any, fn: Any) -> None:
+    """Add `name=value` (or every item of `**value` when `name` is None) to a call's keywords
+    with CPython's checks: a mapping, string keys, no keyword given twice."""
+    if name is not None:
+        named[name] = value  # a literal keyword given twice is a syntax error (DWF110)
+        return
+    if not isinstance(value, dict):
+        raise ScriptError("TypeError", f"{callee_name(fn)} argument after ** must be a mapping, not {_class_name(value)}")
+    for key, item in value.items():
+        if type(key) is not str:
+            raise ScriptError("TypeError", "keywords must be strings")
+        if key in named:
+            raise ScriptError("TypeError", f"{callee_name(fn)} got multiple values for keyword argument '{key}'")
+        named[key] = item
 
 
 def _with_frame(error: DwfError, line: int, column: int, frame: Frame_) -> DwfError:
@@ -129,6 +166,8 @@ def _mapping(value: Any) -> dict:
 def _get_item(container: Any, index: Any) -> Any:
     if isinstance(container, (list, tuple, str, dict, range)):
         return container[index]
+    if isinstance(container, ScriptObject):
+        return container.get_item(index)  # a match: `m[1]`, `m["name"]`
     raise ScriptError("TypeError", f"'{type_name(container)}' object is not subscriptable")
 
 

@@ -35,14 +35,15 @@ from dwf.grammar import facade as F
 
 from . import sandbox
 from .builtins import make_builtins, make_modules
-from .calls import bind_arguments, call_method
-from .errors import DwfError, FatalError, ScriptError
-from .frames import (_PYTHON_ERRORS, Code, Frame_, _collect_args, _convert, _ev, _get_item, _has_effects, _iterate,
+from .calls import bind_arguments, call_method, call_unbound
+from .errors import DwfError, FatalError, ScriptError, is_subclass
+from .formatting import ascii_text
+from .frames import (_PYTHON_ERRORS, Code, Frame_, _collect_args, add_keywords, star_arguments, _convert, _ev, _get_item, _has_effects, _iterate,
                      _made, _mapping, _out_of_memory, _Return, _sync_or_async, _with_frame, unbound)
 from .limits import Limits
 from .statements import StatementCompiler
 from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable, OrderedSet,
-                     ReadOnlyMapping, ScriptFunction, type_name)
+                     ReadOnlyMapping, ScriptFunction, UnboundMethod, type_name)
 
 # Python frames used per script call level are well below this; DWF's own recursion limit
 # (Limits.recursion) stops scripts long before Python's would.
@@ -105,11 +106,13 @@ class Interpreter:
             if fn.is_async:
                 return self._async_call(fn, args, kwargs, frame, call_id)
             return self._run_sync_function(fn, args, kwargs, frame, call_id)
-        if isinstance(fn, (BuiltinFunction, BoundMethod)):
+        if isinstance(fn, (BuiltinFunction, BoundMethod, UnboundMethod)):
             previous, self.caller = self.caller, frame
             try:
                 if isinstance(fn, BuiltinFunction):
                     return fn.fn(self, args, kwargs)
+                if isinstance(fn, UnboundMethod):
+                    return call_unbound(self, fn, args, kwargs)
                 return call_method(self, fn, args, kwargs)
             finally:
                 self.caller = previous
@@ -126,9 +129,9 @@ class Interpreter:
         self.steps += 1  # a call is a step, so lambdas called by builtins count too
         if self.steps > self.limits.steps:
             raise self.step_limit()
-        params, _, _ = fn.code
+        signature, _, _ = fn.code
         path = (caller.path if caller else ()) + (call_id,)
-        frame = Frame_(bind_arguments(fn, params, args, kwargs, self.limits), fn.env, path, depth, f"{fn.name}()")
+        frame = Frame_(bind_arguments(fn, signature, args, kwargs, self.limits), fn.env, path, depth, f"{fn.name}()")
         return frame
 
     def _run_sync_function(self, fn: ScriptFunction, args, kwargs, caller, call_id) -> Any:
@@ -166,6 +169,9 @@ class Compiler(StatementCompiler):
     def __init__(self, interp: Interpreter):
         self.interp = interp
         self.counters: dict[str, int] = {}
+        # What CPython's `__qualname__` of a function defined here starts with: "" at the top
+        # level, "f.<locals>." inside `f`, "f.<locals>.<listcomp>." inside a comprehension.
+        self.qualname_prefix = ""
 
     def number(self, kind: str) -> str:
         self.counters[kind] = self.counters.get(kind, 0) + 1
@@ -284,7 +290,7 @@ class Compiler(StatementCompiler):
             elif conversion == "s":
                 value = sandbox.display(value, limits)
             elif conversion == "a":
-                value = ascii(sandbox.dwf_repr(value, limits))[1:-1]
+                value = ascii_text(value, limits)
             if spec_text:
                 return sandbox.format_value(value, spec_text, limits)
             return value if isinstance(value, str) else sandbox.display(value, limits)
@@ -340,7 +346,13 @@ class Compiler(StatementCompiler):
                 sandbox.charge(limits, sandbox.work(result))
                 return result
         else:
-            get = _get_item
+            limits = self.interp.limits
+
+            def get(container, key):
+                result = _get_item(container, key)
+                if type(key) is slice:  # `xs[slice(1, 3)]` copies like `xs[1:3]`
+                    sandbox.charge(limits, sandbox.work(result))
+                return result
         if _sync_or_async([value, index]):
             async def run_async(frame):
                 return get(await _ev(value, frame), await _ev(index, frame))
@@ -454,14 +466,8 @@ class Compiler(StatementCompiler):
         return (lambda frame: b(frame) if t(frame) else o(frame)), False
 
     def e_lambda(self, node: ir.Lambda) -> Code:
-        params = node.params
-        defaults = [(i, self.expr(p.default)) for i, p in enumerate(p for p in params if p.kind == "plain") if p.default is not None]
-        body = self.expr(node.body)[0]
-
-        def run(frame):
-            values = {index: code[0](frame) for index, code in defaults}
-            return ScriptFunction("<lambda>", (params, body, True), frame, values, False)
-        return run, False
+        return self.function_maker("<lambda>", self.qualname_prefix + "<lambda>", node.params,
+                                   lambda: self.expr(node.body)[0], False, is_expression=True)
 
     def e_await(self, node: ir.Await) -> Code:
         value = self.expr(node.value)
@@ -557,20 +563,31 @@ class Compiler(StatementCompiler):
         interp = self.interp
         limits = interp.limits
         clauses = []
-        for generator in node.generators:
-            comp_id = self.number("comp")
-            store, store_is_async = self.target(generator.target)
-            if store_is_async:  # rare: `for d[await k()] in ...`; run the store from the async path
-                sync_store, async_store = None, store
+        # Only the first iterable is evaluated outside the comprehension's own scope (which
+        # CPython names `<listcomp>` and so on in the qualnames of lambdas made inside it).
+        outer_prefix = self.qualname_prefix
+        inner_prefix = outer_prefix + _COMPREHENSION_NAMES[type(node)] + "."
+        try:
+            for index, generator in enumerate(node.generators):
+                comp_id = self.number("comp")
+                self.qualname_prefix = inner_prefix
+                store, store_is_async = self.target(generator.target)
+                if store_is_async:  # rare: `for d[await k()] in ...`; run the store from the async path
+                    sync_store, async_store = None, store
+                else:
+                    sync_store, async_store = store, None
+                self.qualname_prefix = outer_prefix if index == 0 else inner_prefix
+                iterable = self.expr(generator.iter)
+                self.qualname_prefix = inner_prefix
+                clauses.append((comp_id, sync_store, iterable, [self.expr(c) for c in generator.ifs], async_store))
+            if isinstance(node, ir.DictComp):
+                key, value = self.expr(node.key), self.expr(node.value)
+                element_codes = [key, value]
             else:
-                sync_store, async_store = store, None
-            clauses.append((comp_id, sync_store, self.expr(generator.iter), [self.expr(c) for c in generator.ifs], async_store))
-        if isinstance(node, ir.DictComp):
-            key, value = self.expr(node.key), self.expr(node.value)
-            element_codes = [key, value]
-        else:
-            element = self.expr(node.elt)
-            element_codes = [element]
+                element = self.expr(node.elt)
+                element_codes = [element]
+        finally:
+            self.qualname_prefix = outer_prefix
         kind = {ir.ListComp: list, ir.SetComp: OrderedSet, ir.GeneratorExp: list, ir.DictComp: dict}[type(node)]
         tracked = any(_has_effects(c) for c in (node.generators, getattr(node, "elt", None), getattr(node, "value", None)) if c is not None)
         all_codes = element_codes + [c[2] for c in clauses] + [i for c in clauses for i in c[3]]
@@ -601,7 +618,7 @@ class Compiler(StatementCompiler):
                             else:
                                 yield element[0](inner)
                     inner.path = base
-                return DwfIterator(level(0, _iterate(clauses[0][2][0](frame))), "generator")
+                return DwfIterator(_no_stop_iteration(level(0, _iterate(clauses[0][2][0](frame)))), "generator")
             return run_generator, False
 
         if not is_async:
@@ -691,22 +708,21 @@ class Compiler(StatementCompiler):
                 return run_simple, False
 
             def run(frame):
-                positional, named = _collect_args(frame, args, keywords)
-                return interp.call_sync(func_fn(frame), positional, named, frame, call_id)
+                fn = func_fn(frame)  # the callee is evaluated before its arguments, as in CPython
+                positional, named = _collect_args(frame, args, keywords, fn)
+                return interp.call_sync(fn, positional, named, frame, call_id)
             return run, False
+
+        alone = len(args) == 1
 
         async def run_async(frame):
             fn = await _ev(func, frame)
             positional, named = [], {}
             for code, starred in args:
                 value = await _ev(code, frame)
-                positional.extend(_iterate(value)) if starred else positional.append(value)
+                positional.extend(star_arguments(value, fn, alone)) if starred else positional.append(value)
             for name, code in keywords:
-                value = await _ev(code, frame)
-                if name is None:
-                    named.update(_mapping(value))
-                else:
-                    named[name] = value
+                add_keywords(named, name, await _ev(code, frame), fn)
             return interp.call_sync(fn, positional, named, frame, call_id)
         return run_async, True
 
@@ -719,6 +735,19 @@ class Compiler(StatementCompiler):
         raise TypeError(f"invalid IR reached the interpreter: {node.what}")
 
 
+def _no_stop_iteration(generator):
+    """A StopIteration escaping a generator expression's body is CPython's RuntimeError (PEP 479),
+    never a silent end of the generator."""
+    try:
+        yield from generator
+    except ScriptError as error:
+        if is_subclass(error.type_name, "StopIteration"):
+            raise ScriptError("RuntimeError", "generator raised StopIteration") from None
+        raise
+
+
+_COMPREHENSION_NAMES = {ir.ListComp: "<listcomp>", ir.SetComp: "<setcomp>", ir.GeneratorExp: "<genexpr>",
+                        ir.DictComp: "<dictcomp>"}
 _STATEMENT_FAILURES = (DwfError, RecursionError, MemoryError, *_PYTHON_ERRORS)
 
 

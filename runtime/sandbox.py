@@ -31,8 +31,9 @@ from dwf.grammar import facade as F
 from .errors import FatalError, ScriptError
 from .limits import Limits
 from .records import Record
-from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable,
-                     MatchValue, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, type_name)
+from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, FrozenSet,
+                     LazyAwaitable, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, ScriptObject, UnboundMethod,
+                     cpython_type_name, type_name)
 
 PYTHON_TO_DWF = {
     ZeroDivisionError: "ZeroDivisionError", KeyError: "KeyError", IndexError: "IndexError",
@@ -40,9 +41,11 @@ PYTHON_TO_DWF = {
     UnicodeError: "ValueError", AttributeError: "TypeError",
 }
 # The values a script can iterate (`for`, unpacking, `*args`, `list(...)`, `l += ...`).
-ITERABLES = (list, tuple, str, dict, OrderedSet, range, DwfIterator)
+ITERABLES = (list, tuple, str, dict, OrderedSet, FrozenSet, range, DwfIterator)
 _METHOD_TYPES = {str: "str", list: "list", dict: "dict", ReadOnlyMapping: "dict", tuple: "tuple", int: "int",
-                 float: "float", OrderedSet: "set"}
+                 float: "float", OrderedSet: "set", FrozenSet: "frozenset", range: "range", slice: "slice"}
+# The builtin type names whose methods a script may reference through the type (`str.lower`).
+TYPES_WITH_METHODS = frozenset(_METHOD_TYPES.values())
 _ALLOWED = {kind: frozenset(names) for kind, names in B.METHODS.items()}
 _READONLY_REFUSED = frozenset({"clear", "pop", "popitem", "setdefault", "update"})
 
@@ -52,7 +55,8 @@ _READONLY_REFUSED = frozenset({"clear", "pop", "popitem", "setdefault", "update"
 _INTERNAL_NAMES = {
     "ScriptFunction": "function", "LazyAwaitable": "awaitable", "ActorHandle": "Agent", "BuiltinFunction": "builtin_function",
     "BoundMethod": "builtin_function", "OrderedSet": "set", "ExceptionType": "type", "Facade": "facade", "Module": "module",
-    "DwfIterator": "iterator", "MatchValue": "re.Match", "Record": "record", "ReadOnlyMapping": "dict", "ScriptError": "Exception",
+    "DwfIterator": "iterator", "MatchValue": "re.Match", "PatternValue": "re.Pattern", "Record": "record", "ReadOnlyMapping": "dict", "ScriptError": "Exception",
+    "FrozenSet": "frozenset", "UnboundMethod": "method_descriptor",
 }
 _INTERNAL_NAME = re.compile(r"'(" + "|".join(_INTERNAL_NAMES) + r")'")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -89,7 +93,7 @@ def iterable(value: Any) -> Any:
     """`value` if a script may iterate it, else the TypeError CPython raises."""
     if isinstance(value, ITERABLES):
         return value
-    raise ScriptError("TypeError", f"'{type_name(value)}' object is not iterable")
+    raise ScriptError("TypeError", f"'{cpython_type_name(value)}' object is not iterable")
 
 
 def misuse(message: str) -> FatalError:
@@ -107,11 +111,17 @@ def get_attribute(value: Any, attr: str) -> Any:
         if attr in _ALLOWED[kind]:
             if isinstance(value, ReadOnlyMapping) and attr in _READONLY_REFUSED:
                 raise ScriptError("TypeError", "`args` is read-only")
+            if attr in B.TYPE_LEVEL_METHODS:  # `{}.fromkeys` is `dict.fromkeys`, as in CPython
+                return unbound_method(kind, attr)
             member = getattr(value, attr)
-            if attr in ("real", "imag", "numerator", "denominator"):
+            if attr in B.VALUE_ATTRIBUTES:
                 return member
             return BoundMethod(value, attr, member)
         raise misuse(f"`{type_name(value)}` has no allowed attribute `{attr}`")
+    if type(value) is BuiltinFunction and value.name in TYPES_WITH_METHODS:
+        if attr in _ALLOWED[value.name] and attr not in B.VALUE_ATTRIBUTES:
+            return unbound_method(value.name, attr)
+        raise misuse(f"`{value.name}` has no allowed method `{attr}`")
     if isinstance(value, Record):
         if attr in value.fields:
             return value.fields[attr]
@@ -124,15 +134,24 @@ def get_attribute(value: Any, attr: str) -> Any:
         if attr in value.members:
             return value.members[attr]
         raise misuse(f"module `{value.name}` has no allowed member `{attr}`")
-    if isinstance(value, MatchValue):
-        if attr in B.MATCH_METHODS:
-            return BoundMethod(value, attr, getattr(value, attr))
-        raise misuse(f"a match has no allowed attribute `{attr}`")
+    if isinstance(value, ScriptObject):
+        return value.get_attribute(attr)
     if isinstance(value, ScriptError) and attr == "args":
         return value.args_value
     if isinstance(value, Facade):
         raise misuse(f"`{value.name}.{attr}` may only be called directly")
     raise misuse(f"`{type_name(value)}` has no allowed attribute `{attr}`")
+
+
+_UNBOUND: dict[tuple[str, str], UnboundMethod] = {}
+
+
+def unbound_method(owner: str, name: str) -> UnboundMethod:
+    """The one value for `owner.name` (immutable, so every run can share it)."""
+    method = _UNBOUND.get((owner, name))
+    if method is None:
+        method = _UNBOUND[(owner, name)] = UnboundMethod(owner, name)
+    return method
 
 
 # ---------------------------------------------------------------- work
@@ -162,7 +181,7 @@ def charge(limits: Limits | RunLimits, steps: int) -> None:
             raise limit_error("steps", limits)
 
 
-_CONTAINERS = (list, tuple, dict, OrderedSet, ReadOnlyMapping, range)
+_CONTAINERS = (list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, range)
 
 
 def work(value: Any) -> int:
@@ -197,39 +216,55 @@ def check_tuple(value: tuple, limits: Limits) -> tuple:
     tuple by recursing through its tuple items in C, with no depth guard for hashing, and a
     tuple that holds one tuple twice at every level (`t = (t, t)` 64 times) is tiny in memory
     but has 2**64 paths. So a tuple may nest at most `Limits.recursion` deep and count at most
-    `Limits.items` items through all its paths. Only tuples with tuple items are walked, each
-    distinct tuple once."""
-    if not any(type(item) is tuple for item in value):
+    `Limits.items` items through all its paths. Only tuples with tuple (or frozenset) items are
+    walked, each distinct tuple once."""
+    if not any(type(item) is tuple or type(item) is FrozenSet for item in value):
         return value
+    _check_hashable_nesting(value, limits)
+    return value
+
+
+def check_frozenset(value: FrozenSet, limits: Limits) -> FrozenSet:
+    """A frozenset is a hashable container too: equal frozensets are compared item by item in C
+    when one is looked up in a dict or set, so they are bounded like tuples (`check_tuple`)."""
+    check_items(value, limits)
+    if value.measured is None and any(type(item) is tuple or type(item) is FrozenSet for item in value):
+        _check_hashable_nesting(value, limits)
+    return value
+
+
+def _check_hashable_nesting(value: Any, limits: Limits) -> None:
     measured: dict[int, tuple[int, int]] = {}  # id -> (items through all paths, height)
 
-    def measure(node: tuple) -> tuple[int, int]:
-        known = measured.get(id(node))
+    def measure(node: Any) -> tuple[int, int]:
+        known = measured.get(id(node)) if type(node) is tuple else node.measured
         if known is not None:
             return known
         size, height = len(node), 1
         for item in node:
-            if type(item) is tuple:
+            if type(item) is tuple or type(item) is FrozenSet:
                 inner_size, inner_height = measure(item)
                 size += inner_size
                 height = max(height, inner_height + 1)
                 if size > limits.items:
                     raise FatalError("LimitExceeded", f"the {Limits.NAMES['items']} ({limits.items:,}) was exceeded by "
-                                     "the items of nested tuples")
-        measured[id(node)] = (size, height)
+                                     "the items of nested tuples and frozensets")
+        if type(node) is tuple:
+            measured[id(node)] = (size, height)
+        else:
+            node.measured = (size, height)  # immutable: measured once for every later check
         return size, height
 
-    # Every tuple was checked when it was made, so the recursion is at most one level deeper
-    # than the limit allows before the height check below refuses it.
+    # Every tuple and frozenset was checked when it was made, so the recursion is at most one
+    # level deeper than the limit allows before the height check below refuses it.
     _, height = measure(value)
     if height > limits.recursion:
         raise FatalError("LimitExceeded", f"the {Limits.NAMES['recursion']} ({limits.recursion:,}) was exceeded by tuples "
-                         f"nested more than {limits.recursion:,} deep")
-    return value
+                         f"or frozensets nested more than {limits.recursion:,} deep")
 
 
 # Containers that C code walks item by item when it compares, renders or encodes a value.
-_NESTABLE = frozenset({list, tuple, dict, OrderedSet, ReadOnlyMapping, Record})
+_NESTABLE = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, Record, slice})
 
 
 def expanded_size(value: Any, cap: int) -> int:
@@ -252,6 +287,8 @@ def expanded_size(value: Any, cap: int) -> int:
             items = list(node.fields.values())
         elif type(node) in (dict, ReadOnlyMapping):
             items = [*node.keys(), *node.values()]
+        elif type(node) is slice:
+            items = [node.start, node.stop, node.step]
         else:
             items = node
         total = 1 + len(items)
@@ -291,6 +328,8 @@ def check_value(value: Any, limits: Limits) -> Any:
     kind = type(value)
     if kind is str:
         return check_string(value, limits)
+    if kind is FrozenSet:
+        return check_frozenset(value, limits)
     if kind in (list, dict, tuple, OrderedSet):
         return check_items(value, limits)
     return value
@@ -383,7 +422,7 @@ def _union(fn):
 def _sized(fn):
     """`&` and `-` of sets read both operands."""
     def apply(a, b, limits):
-        if type(a) is OrderedSet:
+        if type(a) is OrderedSet or type(a) is FrozenSet:
             charge(limits, work(a) + work(b))
         return fn(a, b, limits) if fn is _sub else fn(a, b)
     return apply
@@ -391,7 +430,9 @@ def _sized(fn):
 
 def _mod(a: Any, b: Any, limits: Limits) -> Any:
     if isinstance(a, str):
-        raise ScriptError("TypeError", "`%` formatting of strings is not supported; use an f-string")
+        from .formatting import percent_format  # it renders values with this module's display/dwf_repr
+
+        return percent_format(a, b, limits)
     return a % b
 
 
@@ -450,7 +491,7 @@ UNARY = {"-": operator.neg, "+": operator.pos, "not": operator.not_, "~": operat
 
 def _in(a, b):
     if not isinstance(b, ITERABLES):
-        raise ScriptError("TypeError", f"argument of type '{type_name(b)}' is not iterable")
+        raise ScriptError("TypeError", f"argument of type '{cpython_type_name(b)}' is not iterable")
     return a in b
 
 
@@ -495,6 +536,8 @@ def format_value(value: Any, spec: str, limits: Limits) -> str:
         if len(number) > 9 or int(number) > limits.string_bytes:
             raise limit_error("string_bytes", limits)
     if not isinstance(value, (str, int, float, bool)) and value is not None:
+        if spec and type(value) in _DATA_TYPES:
+            raise ScriptError("TypeError", f"unsupported format string passed to {type_name(value)}.__format__")
         if spec:
             raise ScriptError("TypeError", f"format spec {spec!r} cannot be applied to {type_name(value)}")
         return display(value, limits)
@@ -503,6 +546,8 @@ def format_value(value: Any, spec: str, limits: Limits) -> str:
     return text
 
 
+# Plain data whose `format` with a spec fails with CPython's message.
+_DATA_TYPES = frozenset({list, tuple, dict, ReadOnlyMapping, OrderedSet, FrozenSet, range, slice})
 _DEFAULT_LIMITS = Limits()
 
 
@@ -568,10 +613,23 @@ def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -
             put(",")
         put(closing)
         seen.discard(id(value))
+    elif type(value) is FrozenSet:
+        if not value:
+            put("frozenset()")
+            return
+        put("frozenset(")
+        _repr_into(value.items, out, seen, budget, limits)
+        put(")")
+    elif type(value) is slice:
+        put("slice(")
+        for index, part in enumerate((value.start, value.stop, value.step)):
+            put(", " if index else "")
+            _repr_into(part, out, seen, budget, limits)
+        put(")")
     elif isinstance(value, range):
         put(f"range({value.start}, {value.stop})" if value.step == 1 else f"range({value.start}, {value.stop}, {value.step})")
     elif isinstance(value, ScriptError):
-        put(f"{value.type_name}(")
+        put(f"{value.type_name.rpartition('.')[2]}(")  # `re.error` shows as `error(...)`, as in CPython
         for index, arg in enumerate(value.args_value):
             put(", " if index else "")
             _repr_into(arg, out, seen, budget, limits)
@@ -583,7 +641,7 @@ def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -
             _repr_into(field, out, seen, budget, limits)
         put(")")
     elif isinstance(value, (ScriptFunction, LazyAwaitable, ActorHandle, Module, BuiltinFunction, BoundMethod,
-                            ExceptionType, Facade, MatchValue, DwfIterator)):
+                            UnboundMethod, ExceptionType, Facade, ScriptObject, DwfIterator)):
         put(repr(value))
     else:
         put(f"<{type_name(value)}>")

@@ -12,6 +12,7 @@ from . import sandbox
 from .errors import ScriptError, is_subclass
 from .frames import (_PYTHON_ERRORS, Code, Frame_, _Break, _Continue, _convert, _del_item, _ev, _get_item,
                      _has_effects, _iterate, _Return, _set_item, _sync_or_async, _unpack, unbound)
+from .calls import Signature
 from .values import ExceptionType, ScriptFunction
 
 
@@ -409,16 +410,43 @@ class StatementCompiler:
         return delete
 
     def s_function(self, node: ir.FunctionDef) -> Code:
-        params = node.params
-        defaults = [(i, self.expr(p.default)) for i, p in enumerate(p for p in params if p.kind == "plain") if p.default is not None]
-        body = self.block(node.body)
+        qualname = self.qualname_prefix + node.name
+        make = self.function_maker(node.name, qualname, node.params, lambda: self.block(node.body), node.is_async)
         store = self.store(ir.Name(node.span, node.name, node.scope))
-        name, is_async = node.name, node.is_async
+        make_fn, is_async = make
+        if is_async:
+            async def run_async(frame):
+                store(frame, await make_fn(frame))
+            return run_async, True
+        return (lambda frame: store(frame, make_fn(frame))), False
 
-        def run(frame):
-            values = {index: code[0](frame) for index, code in defaults}
-            store(frame, ScriptFunction(name, (params, body if is_async else body[0], False), frame, values, is_async))
-        return run, False
+    def function_maker(self, name: str, qualname: str, params: tuple, compile_body: Callable, is_async: bool,
+                       is_expression: bool = False) -> Code:
+        """Code that makes a `ScriptFunction` when a `def` or `lambda` runs: its defaults are
+        evaluated then, once, in the defining frame (as CPython does), so a mutable default is
+        shared by every call. Defaults are compiled with the enclosing qualname, the body with
+        `qualname.<locals>.`; a default that awaits makes the definition itself async."""
+        signature = Signature(params)
+        defaults = [(p.name, self.expr(p.default)) for p in params if p.default is not None]
+        outer, self.qualname_prefix = self.qualname_prefix, qualname + ".<locals>."
+        try:
+            body = compile_body()
+        finally:
+            self.qualname_prefix = outer
+        code = (signature, body if is_async or is_expression else body[0], is_expression)
+        if not _sync_or_async([c for _, c in defaults]):
+            plain = [(key, c[0]) for key, c in defaults]
+
+            def make(frame):
+                return ScriptFunction(name, code, frame, {key: fn(frame) for key, fn in plain}, is_async, qualname)
+            return make, False
+
+        async def make_async(frame):
+            values = {}
+            for key, c in defaults:
+                values[key] = await _ev(c, frame)
+            return ScriptFunction(name, code, frame, values, is_async, qualname)
+        return make_async, True
 
     def s_phase(self, node: ir.Phase) -> Code:
         host, name = self.interp.host, node.name

@@ -74,6 +74,9 @@ _PATH = {"type": "string", "minLength": 1,
                         "after fixing it in place."}
 _ARGS = {"type": "object", "description": "Run arguments, checked against the script's meta[\"args\"]."}
 
+# One sentence naming the full guide (docs/language.md), which `dwfc mcp` serves as a resource and a prompt.
+_GUIDE = ("Before writing a script, read the language guide: the MCP resource dwf://guide/language (or prompt "
+          "write-workflow), or `dwfc guide`. ")
 _LANGUAGE_PRIMER = (
     "A DWF script is Python 3.11 syntax with top-level `await` and `return`. It starts with "
     "`meta = {\"name\": \"kebab-case\", \"description\": \"One line.\"}` (optional \"args\", \"phases\"), "
@@ -105,7 +108,7 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "them. If the script does not compile nothing runs: the result lists `path:L{line}:C{col} message` "
         "lines; edit the draft file in place and call again with `path`. Otherwise the person sees the plan "
         "(phases, actors, the exact commands it may run); if approved the result is {run_id, status: "
-        "\"backgrounded\"} and you follow the run with GetWorkflowRun. " + _LANGUAGE_PRIMER,
+        "\"backgrounded\"} and you follow the run with GetWorkflowRun. " + _GUIDE + _LANGUAGE_PRIMER,
         _object({"script": _SCRIPT, "path": _PATH,
                  "saved": {"type": "string", "pattern": SAVED_NAME_PATTERN,
                            "description": "The name of a saved workflow (ListSavedWorkflows)."},
@@ -132,7 +135,8 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "Run a small DWF snippet synchronously and return its value: workspace reads (files.*, git.*), "
         "`world.run` commands and pure logic only (no agents, nothing persisted). Use it to explore the "
         "workspace or test an expression before writing a workflow. A person approves it only when it may run "
-        "commands. Returns {ok, value or error, logs, ...}.",
+        "commands. Snippets use the workflow language (guide: resource dwf://guide/language or `dwfc guide`). "
+        "Returns {ok, value or error, logs, ...}.",
         _object({"snippet": {"type": "string", "minLength": 1,
                              "description": "The snippet source: DWF statements, ending with `return VALUE`."},
                  "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 600,

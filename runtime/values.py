@@ -1,6 +1,8 @@
 """This module defines the values a script can hold besides plain data (None, bool, int, float,
-str, list, tuple, dict): insertion-ordered sets, script functions, lazy awaitables, actor
-handles, modules, builtin functions and exception types. Records live in `runtime.records`.
+str, list, tuple, dict, range, slice): insertion-ordered sets and frozensets, script functions,
+lazy awaitables, actor handles, modules, builtin functions, methods referenced through their type
+(`str.lower`) and exception types, and `ScriptObject`, the base of the types other modules
+define (patterns and matches: `runtime.regex`). Records live in `runtime.records`.
 
 Nothing else ever reaches script code: the sandbox (`runtime.sandbox`) only hands out values of
 these types, and every attribute access, call and operator on them goes through it.
@@ -106,7 +108,68 @@ class OrderedSet:
 def _as_set(value) -> OrderedSet:
     if isinstance(value, OrderedSet):
         return value
+    if isinstance(value, FrozenSet):
+        return value.items
     raise TypeError(f"unsupported operand: set and {type_name(value)}")
+
+
+class FrozenSet:
+    """An immutable, hashable set that iterates in insertion order like DWF's sets. Operators
+    with sets give the left operand's kind (`frozenset | set` is a frozenset), as in CPython."""
+
+    __slots__ = ("items", "_hash", "measured")
+
+    def __init__(self, items: Iterable = ()):
+        self.items = items if type(items) is OrderedSet else OrderedSet(items)
+        self._hash: int | None = None
+        self.measured: tuple[int, int] | None = None  # see sandbox.check_frozenset
+
+    def __iter__(self) -> Iterator:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __contains__(self, item) -> bool:
+        return item in self.items
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (FrozenSet, OrderedSet)):
+            return self.items == _as_set(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        if self._hash is None:  # order-independent, like CPython's, and computed once
+            self._hash = hash(frozenset(self.items))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"frozenset({self.items!r})" if self.items else "frozenset()"
+
+    # Operators take sets and frozensets only; anything else gets Python's TypeError, which
+    # names the operand types.
+    def __or__(self, other): return FrozenSet(self.items | other) if _is_set(other) else NotImplemented
+    def __and__(self, other): return FrozenSet(self.items & other) if _is_set(other) else NotImplemented
+    def __sub__(self, other): return FrozenSet(self.items - other) if _is_set(other) else NotImplemented
+    def __xor__(self, other): return FrozenSet(self.items ^ other) if _is_set(other) else NotImplemented
+    def __le__(self, other): return self.items <= other if _is_set(other) else NotImplemented
+    def __lt__(self, other): return self.items < other if _is_set(other) else NotImplemented
+    def __ge__(self, other): return self.items >= other if _is_set(other) else NotImplemented
+    def __gt__(self, other): return self.items > other if _is_set(other) else NotImplemented
+
+    # Methods exposed to scripts (grammar/builtins.py FROZENSET_METHODS).
+    def copy(self) -> FrozenSet: return self
+    def union(self, *others): return FrozenSet(self.items.union(*others))
+    def intersection(self, *others): return FrozenSet(self.items.intersection(*others))
+    def difference(self, *others): return FrozenSet(self.items.difference(*others))
+    def symmetric_difference(self, other): return FrozenSet(self.items.symmetric_difference(other))
+    def isdisjoint(self, other) -> bool: return self.items.isdisjoint(other)
+    def issubset(self, other) -> bool: return self.items.issubset(other)
+    def issuperset(self, other) -> bool: return self.items.issuperset(other)
+
+
+def _is_set(value) -> bool:
+    return isinstance(value, (OrderedSet, FrozenSet))
 
 
 class DwfIterator:
@@ -128,53 +191,34 @@ class DwfIterator:
         return f"<{self.name} object>"
 
 
-class MatchValue:
-    """A regular-expression match as plain data (the subject string, the span of every group and
-    the group names), exposing only group/groups/groupdict/start/end/span like `re.Match`."""
+class ScriptObject:
+    """Base of the value types defined above the sandbox (regular-expression patterns and
+    matches, `runtime.regex`): the sandbox asks the value itself for its allow-listed
+    attributes and items, and `type_name` is the name scripts see in messages."""
 
-    __slots__ = ("_string", "_spans", "_names")
+    __slots__ = ()
+    type_name = "object"
 
-    def __init__(self, string: str, spans: list, names: dict):
-        self._string, self._spans, self._names = string, [tuple(s) for s in spans], dict(names)
+    def get_attribute(self, name: str) -> Any:
+        """The attribute `name`, or the fatal misuse the sandbox raises for one not allowed."""
+        raise NotImplementedError
 
-    def _index(self, group) -> int:
-        if isinstance(group, str) and group in self._names:
-            return self._names[group]
-        if isinstance(group, int) and not isinstance(group, bool) and 0 <= group < len(self._spans):
-            return group
-        raise IndexError("no such group")
+    def get_item(self, key: Any) -> Any:
+        from .errors import ScriptError
 
-    def _text(self, index: int, default=None):
-        start, end = self._spans[index]
-        return default if start < 0 else self._string[start:end]
-
-    def group(self, *groups):
-        if len(groups) <= 1:
-            return self._text(self._index(groups[0] if groups else 0))
-        return tuple(self._text(self._index(g)) for g in groups)
-
-    def groups(self, default=None):
-        return tuple(self._text(i, default) for i in range(1, len(self._spans)))
-
-    def groupdict(self, default=None):
-        return {name: self._text(index, default) for name, index in self._names.items()}
-
-    def start(self, group=0): return self._spans[self._index(group)][0]
-    def end(self, group=0): return self._spans[self._index(group)][1]
-    def span(self, group=0): return self._spans[self._index(group)]
-
-    def __repr__(self) -> str:
-        start, end = self._spans[0]
-        return f"<re.Match object; span=({start}, {end}), match={self._string[start:end]!r}>"
+        raise ScriptError("TypeError", f"'{self.type_name}' object is not subscriptable")
 
 
 class ScriptFunction:
-    """A `def`, `async def` or `lambda` of the script, with its defining environment."""
+    """A `def`, `async def` or `lambda` of the script, with its defining environment, the
+    values of its defaults (by parameter name, evaluated when the `def` ran) and its dotted
+    `qualname` as CPython spells it in call errors (`outer.<locals>.inner`)."""
 
-    __slots__ = ("name", "code", "env", "defaults", "is_async")
+    __slots__ = ("name", "code", "env", "defaults", "is_async", "qualname")
 
-    def __init__(self, name: str, code: Any, env: Any, defaults: tuple, is_async: bool):
+    def __init__(self, name: str, code: Any, env: Any, defaults: dict, is_async: bool, qualname: str | None = None):
         self.name, self.code, self.env, self.defaults, self.is_async = name, code, env, defaults, is_async
+        self.qualname = qualname or name
 
     def __repr__(self) -> str:
         return f"<function {self.name}>"
@@ -290,6 +334,23 @@ class BoundMethod:
         return f"<method {self.name} of {type_name(self.receiver)}>"
 
 
+class UnboundMethod:
+    """A method of a plain value type referenced through the type (`str.lower`, `list.sort`):
+    calling it with the receiver first calls the receiver's method, and the type-level methods
+    (`dict.fromkeys`, `str.maketrans`) take no receiver. One value per (type, method), so
+    `str.lower is str.lower` as in CPython."""
+
+    __slots__ = ("owner", "name")
+
+    def __init__(self, owner: str, name: str):
+        self.owner, self.name = owner, name
+
+    def __repr__(self) -> str:
+        if self.name in ("fromkeys", "maketrans"):
+            return f"<built-in method {self.name} of type object>"
+        return f"<method '{self.name}' of '{self.owner}' objects>"
+
+
 class ExceptionType:
     """A script-visible exception type (`ValueError`, `AskFailed`, ...)."""
 
@@ -342,6 +403,10 @@ def type_name(value: Any) -> str:
         return value.type_name
     if isinstance(value, OrderedSet):
         return "set"
+    if isinstance(value, FrozenSet):
+        return "frozenset"
+    if isinstance(value, UnboundMethod):
+        return "builtin_function_or_method" if value.name in ("fromkeys", "maketrans") else "method_descriptor"
     if isinstance(value, ScriptFunction):
         return "function"
     if isinstance(value, LazyAwaitable):
@@ -354,9 +419,14 @@ def type_name(value: Any) -> str:
         return "builtin_function"
     if isinstance(value, DwfIterator):
         return value.name
-    if isinstance(value, MatchValue):
-        return "re.Match"
+    if isinstance(value, ScriptObject):
+        return value.type_name
     if isinstance(value, ExceptionType):
         return "type"
     return {int: "int", float: "float", str: "str", list: "list", tuple: "tuple", dict: "dict",
-            ReadOnlyMapping: "dict", range: "range", Facade: "facade", Module: "module"}.get(type(value), "object")
+            ReadOnlyMapping: "dict", range: "range", slice: "slice", Facade: "facade", Module: "module"}.get(type(value), "object")
+
+
+def cpython_type_name(value: Any) -> str:
+    """The type name CPython's own messages use (`NoneType` where DWF's say `None`)."""
+    return "NoneType" if value is None else type_name(value)

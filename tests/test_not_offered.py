@@ -25,19 +25,21 @@ OFFERED_ELSEWHERE_MODULES = frozenset({"collections", "itertools", "functools", 
                                        "difflib", "json", "re", "math", "typing"})
 # Module attributes of `builtins` that are not names a script could mean.
 MODULE_DUNDERS = frozenset({"__doc__", "__loader__", "__package__", "__spec__"})
-NOT_OFFERED = sorted(B.FORBIDDEN_BUILTINS)
+NOT_OFFERED = sorted({**B.FORBIDDEN_BUILTINS, **B.NOT_OFFERED_EXCEPTIONS})
+HINTS = {**B.FORBIDDEN_BUILTINS, **B.NOT_OFFERED_EXCEPTIONS}
 MODULES = sorted(B.NOT_OFFERED_MODULES)
 
 
 def test_every_cpython_builtin_is_offered_or_has_a_replacement():
     offered = set(B.BUILTINS) | set(B.BUILTIN_CONSTANTS) | OFFERED_ELSEWHERE_BUILTINS
-    missing = sorted(set(dir(builtins)) - offered - set(B.FORBIDDEN_BUILTINS) - MODULE_DUNDERS - {"__name__"})
+    missing = sorted(set(dir(builtins)) - offered - set(HINTS) - MODULE_DUNDERS)
     assert not missing, f"no replacement hint for: {missing}"
 
 
 def test_nothing_offered_is_listed_as_not_offered():
     offered = set(B.BUILTINS) | OFFERED_ELSEWHERE_BUILTINS
-    assert not offered & set(B.FORBIDDEN_BUILTINS)
+    assert not offered & set(HINTS)
+    assert not set(B.FORBIDDEN_BUILTINS) & set(B.NOT_OFFERED_EXCEPTIONS)
     modules = set(B.MODULES) | OFFERED_ELSEWHERE_MODULES
     assert not modules & set(B.NOT_OFFERED_MODULES)
     assert not modules & set(B.NONDETERMINISTIC_MODULES)
@@ -45,7 +47,7 @@ def test_nothing_offered_is_listed_as_not_offered():
 
 
 def test_hints_never_send_a_builtin_to_args_or_a_class_to_typeddict():
-    for name, hint in B.FORBIDDEN_BUILTINS.items():
+    for name, hint in HINTS.items():
         assert hint and hint == hint.strip() and not hint.endswith(".")
         assert "pass it in through" not in hint, name
         assert "TypedDict" not in hint, name
@@ -55,7 +57,7 @@ def test_hints_never_send_a_builtin_to_args_or_a_class_to_typeddict():
 def test_a_builtin_dwf_does_not_offer_is_reported_with_its_hint(name):
     result = compile_source(META + f"value = {name}\nreport(value)\n")
     found = [(d.code, d.message, d.help) for d in result.diagnostics]
-    assert found == [("DWF201", f"DWF does not offer `{name}`", B.FORBIDDEN_BUILTINS[name])]
+    assert found == [("DWF201", f"DWF does not offer `{name}`", HINTS[name])]
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -1,6 +1,7 @@
 """A built wheel installs into a fresh virtual environment, maps the three folders onto the
 `dwf.grammar`, `dwf.compiler` and `dwf.runtime` packages, ships the grammar's data files, and
-provides the `dwfc` console script.
+provides the `dwfc` console script, whose `dwfc guide` prints the language guide from the
+installed package data.
 
 Tests are offline, so the fresh environment installs only the wheel (`--no-index --no-deps`)
 and borrows the third-party dependencies from the project's own environment through a `.pth`
@@ -32,8 +33,8 @@ def test_wheel_installs_and_imports(tmp_path):
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
-    assert {"dwf/grammar/dwf.lark", "dwf/grammar/meta.schema.json", "dwf/compiler/rules/__init__.py",
-            "dwf/runtime/cli.py"} <= names
+    assert {"dwf/grammar/dwf.lark", "dwf/grammar/meta.schema.json", "dwf/grammar/language.md",
+            "dwf/compiler/rules/__init__.py", "dwf/runtime/cli.py"} <= names
     assert "Requires-Dist: libcst==1.9.0" in metadata
     from dwf.compiler.version import COMPILER_VERSION
 
@@ -50,3 +51,7 @@ def test_wheel_installs_and_imports(tmp_path):
     version = subprocess.run([str(env_dir / "bin" / "dwfc"), "--version"], capture_output=True, text=True, timeout=60)
     assert version.returncode == 0
     assert version.stdout.strip().startswith("dwfc ")
+    guide = subprocess.run([str(env_dir / "bin" / "dwfc"), "guide"], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=60)
+    assert guide.returncode == 0, guide.stderr
+    assert guide.stdout == (ROOT / "grammar" / "language.md").read_text(encoding="utf-8")

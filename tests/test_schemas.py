@@ -880,3 +880,101 @@ def test_generated_types_accept_their_values(case):
     source, value = case
     result = schema(source)
     assert validator(result).is_valid(value), (source, value)
+
+
+# ---------------------------------------------------------------------- typing aliases (issue #11)
+
+TYPING_PAIRS = [
+    ("List[str]", "list[str]"),
+    ("List[Finding]", "list[Finding]"),
+    ("Dict[str, int]", "dict[str, int]"),
+    ("Dict[str, List[Finding]]", "dict[str, list[Finding]]"),
+    ("Tuple[int, ...]", "tuple[int, ...]"),
+    ("Tuple[str, int]", "tuple[str, int]"),
+    ("Optional[List[str]]", "list[str] | None"),
+    ("Union[Finding, List[Finding]]", "Finding | list[Finding]"),
+    ("Dict[Literal['a', 'b'], Tuple[str, ...]]", "dict[Literal['a', 'b'], tuple[str, ...]]"),
+    ("List", "list"),
+    ("Dict", "dict"),
+]
+TYPING_SCRIPT = '''\
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Literal, Mapping, Optional, Sequence, Set, Tuple
+from typing import TypedDict, Union
+
+meta = {{"name": "typing-names", "description": "Typing names in result types."}}
+
+
+class Finding(TypedDict):
+    path: str
+    tags: List[str]
+    scores: Dict[str, float]
+
+
+phase("Ask")
+a = agent("a")
+left = await a.ask("left", returns={left})
+right = await a.ask("right", returns={right})
+return [left, right]
+'''
+
+
+def _compiled_schemas(text: str) -> list[dict]:
+    from dwf.compiler.compile import compile_source
+
+    result = compile_source(text)
+    assert [d.code for d in result.diagnostics if d.severity == "error"] == []
+    return [result.program.schema(node.schema) for node in _typed_asks(result.program)]
+
+
+def _typed_asks(program) -> list:
+    from dwf.compiler import ir
+    from dwf.compiler.statics import iter_nodes
+
+    return [n for n in iter_nodes(program.body) if type(n) is ir.FacadeCall and n.schema is not None]
+
+
+@pytest.mark.parametrize(("typing_form", "builtin_form"), TYPING_PAIRS)
+def test_typing_aliases_synthesize_the_builtin_schemas(typing_form, builtin_form):
+    left, right = _compiled_schemas(TYPING_SCRIPT.format(left=typing_form, right=builtin_form))
+    assert left == right
+    jsonschema.Draft202012Validator.check_schema(left)
+
+
+@pytest.mark.parametrize(("typing_form", "code", "fragment"), [
+    ("Set[str]", "DWF401", "JSON has no sets"),
+    ("FrozenSet[str]", "DWF401", "JSON has no sets"),
+    ("set[str]", "DWF401", "JSON has no sets"),
+    ("List[Any]", "DWF401", "would accept any value"),
+    ("Callable[[str], str]", "DWF401", "describes functions"),
+    ("Iterable[str]", "DWF401", "use `list[...]`"),
+    ("Sequence[str]", "DWF401", "use `list[...]`"),
+    ("Mapping[str, int]", "DWF401", "use `dict[str, ...]`"),
+])
+def test_typing_names_that_are_not_json_stay_refused_in_result_types(typing_form, code, fragment):
+    from dwf.compiler.compile import compile_source
+
+    result = compile_source(TYPING_SCRIPT.format(left=typing_form, right="str"))
+    found = [d for d in result.diagnostics if d.severity == "error"]
+    assert [d.code for d in found] == [code]
+    assert fragment in d_text(found[0])
+
+
+def d_text(diagnostic) -> str:
+    return f"{diagnostic.message} {diagnostic.help or ''}"
+
+
+def test_any_and_callable_are_fine_outside_result_types():
+    from dwf.compiler.compile import compile_source
+
+    text = TYPING_SCRIPT.format(left="str", right="str").replace("return [left, right]", '''\
+def apply(fn: Callable[[str], str], items: Sequence[str], extra: Any = None) -> List[Any]:
+    return [fn(item) for item in items]
+
+
+seen: Set[str] = set()
+lookup: Mapping[str, Any] = {"k": 1}
+pairs: Iterable[Tuple[str, int]] = [("a", 1)]
+frozen: Optional[FrozenSet[str]] = None
+return apply(lambda s: s.upper(), [left, right])''')
+    result = compile_source(text)
+    assert [d.code for d in result.diagnostics if d.severity == "error"] == []

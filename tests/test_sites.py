@@ -86,3 +86,29 @@ def test_sites_cli_table(tmp_path, capsys):
     assert "ask#2     ask" in out or "ask#2  " in out
     line = next(l for l in out.splitlines() if l.startswith("run#1"))
     assert "10:" in line and "pytest" in line and "Fix" in line
+
+
+def test_sites_in_parameter_defaults_are_numbered_in_preorder_in_the_enclosing_code():
+    """A default runs where its `def` or `lambda` is (issue #11), so its sites are numbered
+    before the body's, after what precedes the `def`, in the enclosing phase and function."""
+    text = '''\
+meta = {"name": "defaults", "description": "Sites in defaults."}
+phase("Setup")
+lead = agent("lead")
+async def outer():
+    async def helper(style=await lead.ask("Pick a style."), *, limit=len(await files.glob("*.md"))):
+        return await lead.ask(f"Write in {style} within {limit}.")
+    return await helper()
+phase("Write")
+picks = [lambda n=await lead.ask(f"Pick {i}."): n for i in range(2)]
+return [await outer(), [p() for p in picks]]
+'''
+    result = compile_text(text)
+    assert result.program is not None, [str(d) for d in result.diagnostics]
+    rows = [(s.id, s.detail, s.phase, s.function) for s in result.program.sites if s.kind != "actor"]
+    assert rows == [
+        ("ask#1", "Pick a style.", None, "outer"),
+        ("read#1", None, None, "outer"),
+        ("ask#2", "Write in {style} within {limit}.", None, "helper"),
+        ("ask#3", "Pick {i}.", "Write", None),
+    ]

@@ -177,30 +177,37 @@ class PhaseNotStatement(Rule):
 class EmptyPhase(Rule):
     """
     ## What it does
-    Reports a phase that contains no ask and no `world.run` (directly, in nested blocks, or in
-    helper functions it calls). A `workflow()` call counts as work: the saved workflow it runs
-    does its own.
+    Warns about a phase with nothing in it: every `phase()` marker of that name is directly
+    followed by another marker or by the end of its block. A phase is a progress label, so
+    any statement after the marker fills it: asks and commands, but also reads, artifacts,
+    reports or pure logic.
 
     ## Why is this bad?
-    A phase is a stage of work that a person approves; a stage that does no agent work and runs
-    no command only adds noise to the plan.
+    An empty phase shows on the approval screen and in progress output as a stage in which
+    nothing happens; usually a marker was left behind, or the statements it was meant to
+    label went to another place.
 
     ## Example
     ```python
     phase("Collect")
-    changed = await git.changed_files()
     phase("Review")
-    ...
+    reviews = await parallel(agent(f"r-{p}").ask(f"Review {p}.") for p in changed)
     ```
 
     ## Use instead
-    Fold setup steps into the first phase that does work, or drop the marker.
+    ```python
+    phase("Collect")
+    changed = await git.changed_files()
+    phase("Review")
+    reviews = await parallel(agent(f"r-{p}").ask(f"Review {p}.") for p in changed)
+    ```
     """
 
     code = "DWF307"
     name = "empty-phase"
-    message = "The phase \"{name}\" contains no ask and no `world.run`"
-    help = "merge it into a neighbouring phase or remove the `phase()` marker"
+    severity = "warning"
+    message = "The phase \"{name}\" is empty: no statement follows its marker"
+    help = "put the statements of that stage after the marker, or remove the `phase()` marker"
 
 
 class PhasesDisagreeWithMeta(Rule):
@@ -709,6 +716,39 @@ class EffectInSnippet(Rule):
     code = "DWF326"
     name = "effect-in-snippet"
     message = "`{call}` cannot be used in a snippet: {why}"
+
+
+class UnknownTypedDictField(Rule):
+    """
+    ## What it does
+    Reports a keyword argument (or a string key of a dict literal) in a TypedDict constructor
+    call, `Issue(file=p, line=3)`, that is not a field the TypedDict (or one of its bases)
+    declares.
+
+    ## Why is this bad?
+    Calling a TypedDict builds a plain dict, and Python checks nothing at run time: a misspelt
+    key is stored as given, and the mistake surfaces later as a `KeyError` or a result that
+    fails its schema. Missing fields are not reported: a dict is often filled in step by step.
+
+    ## Example
+    ```python
+    class Issue(TypedDict):
+        file: str
+        line: int
+
+    issue = Issue(file="a.py", lin=3)
+    ```
+
+    ## Use instead
+    ```python
+    issue = Issue(file="a.py", line=3)
+    ```
+    """
+
+    code = "DWF327"
+    name = "unknown-typeddict-field"
+    message = "`{typeddict}` has no field `{field}`"
+    help = "{hint}"
 
 
 class MissingAwait(Rule):

@@ -183,8 +183,9 @@ class AttributeNotAllowed(Rule):
     """
     ## What it does
     Reports attribute access that DWF's sandbox does not allow when the receiver's type is
-    known at compile time: an unknown method of a literal, a member that a module does not
-    offer (`json`, `re`, `math`), a field a record does not have.
+    known at compile time: an unknown method of a literal or of a builtin type (`str.lowr`), a
+    member that a module does not offer (`json`, `re`, `math`), a field a record does not have.
+    A method referenced through its type (`key=str.lower`, `list.sort(xs)`) is allowed.
 
     ## Why is this bad?
     Only documented methods of plain values and records are reachable from scripts; anything
@@ -210,21 +211,25 @@ class AttributeNotAllowed(Rule):
 class TypingOutsideAnnotation(Rule):
     """
     ## What it does
-    Reports typing names (`Literal`, `Optional`, a TypedDict class, ...) used as runtime
-    values, for example called or stored in a list, instead of in a `returns=` type or an
-    annotation.
+    Reports typing names (`Literal`, `Optional`, `List`, a TypedDict class, ...) used as
+    runtime values, for example passed to `isinstance` or stored in a list, instead of in a
+    `returns=` type or an annotation. Calling a TypedDict (`Finding(path="a.py")`) is fine: it
+    builds a plain dict, as in Python.
 
     ## Why is this bad?
-    Types exist only at compile time to synthesize result schemas; they have no run-time value.
+    Types exist only at compile time to synthesize result schemas; they have no run-time value
+    (Python itself refuses `isinstance(x, Finding)` for a TypedDict).
 
     ## Example
     ```python
-    finding = Finding(path="a.py")
+    if isinstance(finding, Finding):
+        ...
     ```
 
     ## Use instead
     ```python
-    finding = {"path": "a.py"}
+    if isinstance(finding, dict):
+        ...
     ```
     """
 
@@ -259,6 +264,67 @@ class ReadOnlyArgs(Rule):
     name = "args-read-only"
     message = "`args` is read-only"
     help = "copy the value into a variable of your own"
+
+
+class InvalidRegex(Rule):
+    """
+    ## What it does
+    Reports a regular expression written as a string literal that `re` cannot compile (an
+    unbalanced parenthesis, a bad escape, a repeat of nothing, a look-behind of variable width,
+    ...), with the flags the call gives, and a replacement template literal of `re.sub`/`re.subn`
+    that refers to a group the pattern does not have or uses an unknown escape. The message is
+    CPython's own `re.error` message.
+
+    ## Why is this bad?
+    The call would raise `re.error` when the run reaches it, possibly after paid asks.
+
+    ## Example
+    ```python
+    failed = re.findall(r"^FAILED (\\S+", output, re.M)
+    names = re.sub(r"(\\w+)@(\\w+)", r"\\3", emails)
+    ```
+
+    ## Use instead
+    ```python
+    failed = re.findall(r"^FAILED (\\S+)", output, re.M)
+    names = re.sub(r"(\\w+)@(\\w+)", r"\\2", emails)
+    ```
+    """
+
+    code = "DWF223"
+    name = "invalid-regex"
+    message = "This {what} does not compile: {error}"
+    help = "{hint}"
+
+
+class RegexFlagAsCount(Rule):
+    """
+    ## What it does
+    Reports a flag (`re.I`, `re.M | re.S`, ...) passed positionally where CPython takes a number:
+    the `count` of `re.sub`/`re.subn` (4th argument), the `maxsplit` of `re.split` (3rd), and
+    the `pos`/`endpos`/`count`/`maxsplit` of a compiled pattern's methods, which take no flags.
+
+    ## Why is this bad?
+    A flag is a small integer, so CPython runs the call without a word and gives a wrong
+    result: `re.sub(p, r, s, re.I)` replaces at most 2 matches, case-sensitively.
+
+    ## Example
+    ```python
+    clean = re.sub(r"todo", "", text, re.IGNORECASE)
+    first = pattern.search(text, re.M)
+    ```
+
+    ## Use instead
+    ```python
+    clean = re.sub(r"todo", "", text, flags=re.IGNORECASE)
+    first = re.compile(r"^TODO", re.M).search(text)
+    ```
+    """
+
+    code = "DWF224"
+    name = "regex-flag-as-count"
+    message = "`{flag}` is passed as `{param}`, not as flags"
+    help = "{hint}"
 
 
 class CallArguments(Rule):

@@ -172,22 +172,24 @@ class NonTypedDictClass(Rule):
 class UnsupportedParameter(Rule):
     """
     ## What it does
-    Reports function and lambda parameters that DWF does not accept: positional-only markers
-    (`/`), keyword-only parameters after a bare `*`, and defaults that are not literals.
+    Reports a parameter name declared twice in one `def` or `lambda`. Every other parameter
+    form of Python is accepted: positional-only (`/`), keyword-only (after `*` or `*args`),
+    `*args`, `**kwargs` and defaults that are any expression (evaluated once, when the `def`
+    runs, as in Python).
 
     ## Why is this bad?
-    DWF keeps parameters plain so calls are easy to follow on the plan; a computed default is
-    evaluated once at definition time, a classic source of surprises.
+    Python refuses a duplicate parameter (`SyntaxError: duplicate argument`); one of the two
+    values would be lost.
 
     ## Example
     ```python
-    async def review(path, *, strict=False, seen=set()):
+    def review(path, strict, path):
         ...
     ```
 
     ## Use instead
     ```python
-    async def review(path, strict=False, seen=None):
+    def review(path, strict, other_path):
         ...
     ```
     """
@@ -195,7 +197,7 @@ class UnsupportedParameter(Rule):
     code = "DWF105"
     name = "unsupported-parameter"
     message = "{detail}"
-    help = "use plain parameters with literal defaults, `*args` or `**kwargs`"
+    help = "give each parameter its own name"
 
 
 class NotTopLevel(Rule):

@@ -1,10 +1,10 @@
 """Mistake: `returns=` with `Any` in the type.
 
 A typed ask is validated against a JSON Schema synthesized from its type; `Any` says nothing, so
-it is rejected (and it is not importable). Declare the shape with a TypedDict, or use `object`
+it is rejected there (it is fine in other annotations). Declare the shape with a TypedDict, or use `object`
 when any JSON value really is acceptable.
 """
-from typing import Any  # error: DWF205:20  # `Any` cannot be imported from typing
+from typing import Any
 
 meta = {"name": "returns-any", "description": "Extract the configuration options from the docs."}
 

@@ -291,3 +291,26 @@ def test_recursion_is_a_loop_without_a_bound():
     assert [w["kind"] for w in plan["warnings"]] == ["unbounded-loop"]
     assert plan["steps"][0]["repeats"] == "loop"
     assert plan["actors"][0]["instances_text"] == "one per item"
+
+
+def test_phases_without_asks_are_shown_with_their_steps():
+    """A phase is a progress label (issue #11): one whose steps are reads or pure logic is on
+    the approval screen like any other, in order, with the edges between them."""
+    snippet = '''
+        phase("Collect")
+        paths = await files.glob("*.py")
+        phase("Count")
+        sizes = {p: len(p) for p in paths}
+        phase("Review")
+        reviews = await parallel(agent(f"r-{p}").ask(f"Review {p} ({sizes[p]})") for p in paths)
+        phase("Publish")
+        report({"reviewed": len(reviews)})
+    '''
+    phases = plan_of(snippet)["phases"]
+    assert [(p["title"], p["steps"]) for p in phases] == [
+        ("Collect", ["read#1"]), ("Count", []), ("Review", ["ask#1"]), ("Publish", [])]
+    g = graphs_of(snippet)
+    titles = {n: a["title"] for n, a in g.phase.nodes(data=True)}
+    kinds = {(titles[u], titles[v]): a["kind"] for u, v, a in g.phase.edges(data=True)}
+    assert kinds == {("Collect", "Count"): "sequence", ("Count", "Review"): "sequence",
+                     ("Review", "Publish"): "sequence"}

@@ -5,7 +5,9 @@ gives the same value, or the same exception type and message.
 The snippets live in `differential/<category>.py`, one module per category, each defining
 `SNIPPETS: list[tuple[name, code]]` (and, where DWF differs on purpose, `DELIBERATE: dict[name,
 value]`); a snippet's test id is `<category>/<name>`. A snippet that is an
-expression is returned; otherwise it is a function body that returns its value.
+expression is returned; otherwise it is a function body that returns its value. Its imports and
+class declarations (unindented `class` lines and their bodies: DWF declares TypedDicts only at
+the top level) are hoisted to the top of the script.
 
 Both sides run the snippet inside `snippet_()` and normalize its value with the same `norm_`
 source: tuples become lists, sets become `{"$set": [...]}` (compared as sets, since DWF sets
@@ -89,14 +91,25 @@ def _body(snippet: str) -> str:
     return textwrap.indent(snippet, "    ")
 
 
+def _hoisted(snippet: str) -> list[bool]:
+    """Which lines of a snippet go to the top of the script: its imports (`from collections
+    import Counter`) and its class declarations (`class Issue(TypedDict):` and the indented
+    lines of its body), which DWF accepts only at the top level."""
+    marks, in_class = [], False
+    for line in snippet.splitlines():
+        in_class = line.startswith("class ") or (in_class and line.startswith((" ", "\t")))
+        marks.append(in_class or line.startswith(("import ", "from ")))
+    return marks
+
+
 def _imports(snippet: str) -> str:
-    """The snippet's own top-level imports (`from collections import Counter`) are hoisted."""
-    return "".join(line.strip() + "\n" for line in snippet.splitlines()
-                   if line.startswith(("import ", "from ")))
+    lines = snippet.splitlines()
+    return "".join(line.rstrip() + "\n" for line, hoisted in zip(lines, _hoisted(snippet)) if hoisted)
 
 
 def _without_imports(snippet: str) -> str:
-    return "\n".join(line for line in snippet.splitlines() if not line.startswith(("import ", "from ")))
+    lines = snippet.splitlines()
+    return "\n".join(line for line, hoisted in zip(lines, _hoisted(snippet)) if not hoisted)
 
 
 def dwf_eval(snippet: str):

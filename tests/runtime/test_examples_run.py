@@ -1,19 +1,11 @@
 """Every example in `examples/` runs to `completed` with its scripted fixture, through the real
 `dwfc run --yes --agent scripted:... --progress json` command, in a small realistic workspace.
 
-The workspace (built once per module in a temp dir) is a git repository with a tag and a few
-commits (conventional and free-form subjects), Python modules under `src/` with TODO markers,
-Pydantic v1 idioms and a hard-coded credential, a `tests/` suite with one genuinely failing test
-(so the fix/verify loops of the examples run), Markdown pages under `docs/`, an issue export at
-the triage default path, and uncommitted changes for the reviewers.
-
-Commands: the examples may run `git`, `python`, `pytest`, `ruff`, `mypy` and `mkdocs`. The
-test's `PATH` starts with a temp `bin/` directory, then this virtualenv's `bin/` (so `python`
-and `pytest` are the venv's, with Pydantic 2 installed), then the inherited `PATH`. Every one of
-those commands that is *not* installed gets a tiny executable stub in the temp `bin/` that
-exits 0 (the `ruff` stub also prints two findings in `--output-format concise` form so the
-dashboard's parsing path runs). The stubs are what lets an example that runs, say, `mkdocs` be
-tested on a machine without it; they never replace an installed tool.
+The workspace (`tests/sample_workspace.py`, built once per module in a temp dir) is a small
+git repository with a tag, conventional and free-form commits, Python modules with TODO markers,
+Pydantic v1 idioms and a hard-coded credential, a test suite with one genuinely failing test, docs
+pages, an issue export and uncommitted changes; commands that are not installed (`ruff`, `mypy`,
+`mkdocs`, ...) get stubs that exit 0, so the examples run on a machine without them.
 
 Each test also asserts a few facts of the result that show the fixture was really used (the
 right branch was taken, failed asks became gaps, sequences advanced), and, from the scripted
@@ -26,27 +18,17 @@ All examples start at once (module fixture `runs`), each in its own copy of the 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-from dwf.runtime.scripted import load_fixture
+from sample_workspace import build_workspace, command_environment, start_run, unused_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES_DIR = ROOT / "examples"
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.dwf.py"))
-VENV_BIN = Path(sys.executable).parent
-DWFC = VENV_BIN / "dwfc"
 
-COMMANDS = ("git", "python", "pytest", "ruff", "mypy", "mkdocs")
-STUB_OUTPUT = {
-    "ruff": "src/billing/invoice.py:12:5: F821 Undefined name `logger`\n"
-            "src/cli/export.py:9:5: E722 Do not use bare `except`\n",
-}
 # Known engine bug (runtime/engine.py, Run.publish_artifact and Run.declare_artifact): the async
 # ArtifactStore methods are called without `await`, so `artifact.markdown(...)` fails with this
 # message. Only this exact failure is tolerated (as xfail); once the engine awaits the store, the
@@ -55,216 +37,25 @@ KNOWN_ARTIFACT_BUG = "'coroutine' object has no attribute 'to_json'"
 ARGS = {"triage-issues": {"team": "platform"}}
 LONG_RUNNING = {"fix-until-green.dwf.py", "migrate-modules.dwf.py"}  # several pytest runs each: started first
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "Ada Dev", "GIT_AUTHOR_EMAIL": "ada@example.com",
-           "GIT_COMMITTER_NAME": "Ada Dev", "GIT_COMMITTER_EMAIL": "ada@example.com",
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-
-FILES = {
-    "pyproject.toml": '[project]\nname = "tasktool"\nversion = "2.5.0"\n\n'
-                      '[tool.pytest.ini_options]\npythonpath = ["."]\n',
-    "README.md": "# tasktool\n\nA small task tracker with a CLI, an API and CSV export.\n",
-    "src/__init__.py": "",
-    "src/billing/__init__.py": "",
-    "src/billing/invoice.py": '''"""Invoices."""
-from decimal import ROUND_HALF_UP, Decimal
-
-TAX_RATE = Decimal("0.19")
-
-
-def line_total(price, quantity):
-    # FIXME: rounding happens per line; it should happen once at the end
-    return (Decimal(str(price)) * quantity).quantize(Decimal("0.01"), ROUND_HALF_UP)
-
-
-def total(lines):
-    subtotal = sum((line_total(p, q) for p, q in lines), Decimal("0"))
-    return subtotal  # TODO: apply TAX_RATE
-''',
-    "src/billing/payments.py": '''"""Payment provider client."""
-PAYMENT_API_KEY = "sk_live_4f9a8b7c6d5e4f3a2b1c"
-
-
-def headers():
-    return {"Authorization": f"Bearer {PAYMENT_API_KEY}"}
-''',
-    "src/cli/__init__.py": "",
-    "src/cli/export.py": '''"""CSV export."""
-import csv
-
-
-def export(tasks, out):
-    # TODO: stream the export instead of building all rows in memory
-    rows = [[t["id"], t["title"]] for t in tasks]
-    try:
-        csv.writer(out).writerows(rows)
-    except:  # noqa: E722
-        pass
-''',
-    "src/storage/__init__.py": "",
-    "src/storage/client.py": '''"""Object store client."""
-import time
-
-
-def fetch(get, key, attempts=3):
-    # TODO: use the shared backoff helper instead of this loop
-    for attempt in range(attempts):
-        try:
-            return get(key)
-        except OSError:
-            time.sleep(0.1 * attempt)
-    raise OSError(f"could not fetch {key}")
-''',
-    "src/api/__init__.py": "",
-    "src/api/pagination.py": '''"""Pagination."""
-DEFAULT_PAGE_SIZE = 100
-
-
-def page(items, number, size=DEFAULT_PAGE_SIZE):
-    # TODO: cursor pagination
-    return items[number * size:(number + 1) * size]
-''',
-    "src/models/__init__.py": "",
-    "src/models/user.py": '''"""User model, still on the Pydantic v1 API."""
-from pydantic import BaseModel, validator
-
-
-class User(BaseModel):
-    name: str
-    email: str
-
-    class Config:
-        orm_mode = True
-
-    @validator("email")
-    def lower(cls, value):
-        return value.lower()
-
-    def to_payload(self):
-        return self.dict()
-''',
-    "tests/__init__.py": "",
-    "tests/test_pagination.py": '''from src.api.pagination import page
-
-
-def test_first_page():
-    assert page(list(range(250)), 0) == list(range(100))
-''',
-    "tests/test_invoice.py": '''from decimal import Decimal
-
-from src.billing.invoice import total
-
-
-def test_total_includes_tax():
-    assert total([(10, 1)]) == Decimal("11.90")
-''',
-    "tests/test_db.py": '''DB_PASSWORD = "hunter2-test-only"
-
-
-def test_password_is_set():
-    assert DB_PASSWORD
-''',
-    "docs/index.md": "# Overview\n\ntasktool tracks tasks from the command line. Install it with pip, run "
-                     "`tool init` once, then add tasks with `tool add`.\n",
-    "docs/cli.md": "# Command-line reference\n\n## export\n\nUse `--output` to choose the export file.\n"
-                   "The default page size is 50.\n\n```sh\ntool export --output tasks.csv\n```\n",
-    "docs/legacy/sync-v1.md": "# Configuring the v1 sync daemon\n\nThe v1 sync daemon reads `sync.ini` and "
-                              "pushes every five minutes. It was replaced by the operations guide.\n",
-    "docs/changelog.md": "# Changelog\n\n## 2.5.0\n\n- Faster exports.\n- Tokens are signed with the new key.\n",
-    "mkdocs.yml": "site_name: tasktool\n",
-}
-
-# Committed after the tag, newest last: two conventional subjects and two free-form ones.
-COMMITS = [
-    ("src/api/pagination.py", "\n\ndef last_page(items, size=DEFAULT_PAGE_SIZE):\n    return max(0, (len(items) - 1) // size)\n",
-     "feat(api): add last_page helper"),
-    ("src/cli/export.py", "\n\ndef export_json(tasks):\n    return [dict(t) for t in tasks]\n",
-     "fix(cli): keep multi-line descriptions in exports"),
-    ("src/storage/client.py", "\n\nPOOL_SIZE = 4\n", "Refactor the connection pool"),
-    ("README.md", "\nSee docs/ for the full manual.\n", "Tweak the README wording"),
-]
-
-# Uncommitted edits, what `review-changed-files` reviews against HEAD.
-CHANGES = {
-    "src/storage/client.py": "\n\ndef fetch_many(get, keys):\n    return [fetch(get, k) for k in keys]\n",
-    "tests/test_pagination.py": "\n\ndef test_second_page():\n    assert page(list(range(250)), 1) == list(range(100, 200))\n",
-}
-
-
-def _git(root: Path, *argv: str) -> None:
-    subprocess.run(["git", *argv], cwd=root, check=True, capture_output=True,
-                   env={**os.environ, **GIT_ENV})
-
 
 @pytest.fixture(scope="module")
 def environment(tmp_path_factory) -> dict[str, str]:
-    """The subprocess environment: PATH with the stub dir first, no credential-like variables."""
-    bin_dir = tmp_path_factory.mktemp("bin")
-    inherited = os.environ.get("PATH", os.defpath)
-    search = os.pathsep.join([str(VENV_BIN), inherited])
-    for name in COMMANDS:
-        if shutil.which(name, path=search) is None:
-            stub = bin_dir / name
-            output = STUB_OUTPUT.get(name, "")
-            stub.write_text("#!/bin/sh\n# test stub: the real tool is not installed here\n"
-                            + (f"cat <<'EOF'\n{output}EOF\n" if output else "") + "exit 0\n")
-            stub.chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if k != "DWF_SCRIPTED_CALL_LOG"}
-    env["PATH"] = os.pathsep.join([str(bin_dir), search])
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
+    return command_environment(tmp_path_factory.mktemp("bin"))
 
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("workspace-template") / "tasktool"
-    for rel, text in FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    (root / "triage").mkdir()
-    shutil.copy(EXAMPLES_DIR / "data" / "open-issues.json", root / "triage" / "open-issues.json")
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "Initial import")
-    _git(root, "tag", "v2.4.0")
-    for rel, addition, subject in COMMITS:
-        with open(root / rel, "a") as handle:
-            handle.write(addition)
-        _git(root, "commit", "-q", "-am", subject)
-    for rel, addition in CHANGES.items():
-        with open(root / rel, "a") as handle:
-            handle.write(addition)
-    return root
+    return build_workspace(tmp_path_factory.mktemp("workspace-template") / "tasktool")
 
 
 def start_example(example: Path, workspace: Path, env: dict) -> subprocess.Popen:
     name = example.name.removesuffix(".dwf.py")
-    fixture = EXAMPLES_DIR / f"{name}.fixture.json"
-    env = {**env, "DWF_SCRIPTED_CALL_LOG": str(call_log(workspace))}
-    argv = [str(DWFC), "run", str(example), "--yes", "--agent", f"scripted:{fixture}", "--progress", "json",
-            "--max-concurrency", "8", "--workspace", str(workspace)]
-    if name in ARGS:
-        argv += ["--args", json.dumps(ARGS[name])]
-    return subprocess.Popen(argv, cwd=workspace, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def call_log(workspace: Path) -> Path:
-    return workspace.parent / "calls.jsonl"  # outside the workspace, so no read of the example sees it
+    return start_run(example, EXAMPLES_DIR / f"{name}.fixture.json", workspace, env, ARGS.get(name))
 
 
 def assert_every_rule_is_used(example: Path, workspace: Path) -> None:
-    """Each rule of the fixture is the first match of at least one dispatched ask: a rule that no
-    ask reaches means the fixture and its example have drifted apart."""
-    fixture = load_fixture(EXAMPLES_DIR / (example.name.removesuffix(".dwf.py") + ".fixture.json"))
-    calls = [json.loads(line) for line in call_log(workspace).read_text().splitlines()]
-    used = set()
-    for call in calls:
-        for rule in fixture.rules:
-            if rule.matches(call["actor"], call["site"], call["instructions"]):
-                used.add(rule.index)
-                break
-    unused = [rule.index for rule in fixture.rules if rule.index not in used]
+    """Each rule of the fixture is the first match of at least one dispatched ask."""
+    unused = unused_rules(EXAMPLES_DIR / (example.name.removesuffix(".dwf.py") + ".fixture.json"), workspace)
     assert not unused, f"rules {unused} of {example.name}'s fixture match no ask of the run"
 
 

@@ -204,7 +204,8 @@ CASES: list[tuple[str, str, object]] = [
      "re.match('b', 'abc'), re.sub('a', 'b', 'aaaa', count=2), re.search('A', 'xa', re.I).start()]",
      ["ada@host", "ada", "host", ["ada", "host"], {"word": "ada"}, [6, 14], 10, ["1", "22", "333"], [["a", "1"], ["b", "2"]],
       "<x>@y", ["a", "b", "c"], True, None, "bbaa", 1]),
-    ("re-invalid-pattern", "import re\ntry:\n    re.match('(', 'x')\nexcept ValueError as e:\n    return 'invalid regular expression' in str(e)", True),
+    ("re-invalid-pattern", "import re\nbad = ['('][0]\ntry:\n    re.match(bad, 'x')\nexcept re.error as e:\n    return str(e)",
+     "missing ), unterminated subpattern at position 0"),
     ("math", "import math\nreturn [math.floor(2.7), math.ceil(2.1), math.sqrt(16), math.isqrt(17), math.gcd(12, 18), math.lcm(4, 6), "
      "math.factorial(10), math.comb(5, 2), math.prod([1, 2, 3, 4]), math.fsum([0.1] * 10), math.isclose(0.1 + 0.2, 0.3), "
      "round(math.pi, 5), math.inf > 10 ** 100, math.log(math.e), math.hypot(3, 4), math.trunc(-2.5)]",
@@ -237,9 +238,9 @@ ERRORS: list[tuple[str, str, str]] = [
     ("unpack-too-few", "a, b, c = [1]", "ValueError: not enough values to unpack (expected 3, got 1)"),
     ("unpack-too-few-star", "a, b, *c = [1]", "ValueError: not enough values to unpack (expected at least 2, got 1)"),
     # Called through a list, so that the run-time error is tested, not `DWF212` at check time.
-    ("call-missing-arg", "def f(a, b):\n    return a\n[f][0](1)", "TypeError: f() missing required argument 'b'"),
+    ("call-missing-arg", "def f(a, b):\n    return a\n[f][0](1)", "TypeError: f() missing 1 required positional argument: 'b'"),
     ("call-unexpected-kwarg", "def f(a):\n    return a\n[f][0](1, c=2)", "TypeError: f() got an unexpected keyword argument 'c'"),
-    ("call-too-many", "def f(a):\n    return a\n[f][0](1, 2)", "TypeError: f() takes 1 positional arguments but 2 were given"),
+    ("call-too-many", "def f(a):\n    return a\n[f][0](1, 2)", "TypeError: f() takes 1 positional argument but 2 were given"),
     ("call-multiple-values", "def f(a):\n    return a\n[f][0](1, a=2)", "TypeError: f() got multiple values for argument 'a'"),
     ("not-callable", "x = [1]\nx[0]()", "TypeError: 'int' object is not callable"),
     ("not-iterable", "for x in 5:\n    pass", "TypeError: 'int' object is not iterable"),

@@ -1,7 +1,8 @@
 """`dwfc mcp` (TOOLS §3) driven by the real `mcp` client over stdio: a subprocess
 `python -m dwf.runtime.cli mcp --workspace TMP --agent scripted:FIXTURE`, tool listing,
 approval by elicitation (accepted, declined, impossible, `--approve auto`, and the 2026-07-28
-multi-round-trip form), background runs followed with GetWorkflowRun, and compile errors."""
+multi-round-trip form), background runs followed with GetWorkflowRun, compile errors, and the
+language guide served as a resource and as a prompt."""
 
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ import mcp_types as types
 import pytest
 from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 
-from dwf.runtime.mcp_server import NO_ELICITATION
+from dwf.grammar import language_guide
+from dwf.runtime.mcp_server import GUIDE_URI, NO_ELICITATION, WRITE_PROMPT
 from dwf.runtime.tool_definitions import DEFINITIONS
 
 SCRIPT = '''meta = {"name": "pair", "description": "Two asks."}
@@ -156,6 +159,43 @@ async def test_the_2026_protocol_asks_for_approval_by_input_required_results(wor
     assert snapshot["result"] == ["A", "B"]
     assert len(elicitations.messages) == 2 and "Plan: pair" in elicitations.messages[0]
     assert declined.is_error and declined.structured_content["status"] == "not_approved"
+
+
+@pytest.mark.anyio
+async def test_the_language_guide_is_a_resource_and_a_prompt(workspace):
+    guide = language_guide()
+    async with session(workspace) as client:
+        resources = await client.list_resources()
+        read = await client.read_resource(GUIDE_URI)
+        prompts = await client.list_prompts()
+        with_task = await client.get_prompt(WRITE_PROMPT, {"task": "Review every changed file."})
+        without_task = await client.get_prompt(WRITE_PROMPT)
+        with pytest.raises(MCPError, match="unknown resource"):
+            await client.read_resource("dwf://guide/other")
+        with pytest.raises(MCPError, match="unknown prompt"):
+            await client.get_prompt("write-poem")
+    [resource] = resources.resources
+    assert (str(resource.uri), resource.mime_type) == (GUIDE_URI, "text/markdown")
+    [contents] = read.contents
+    assert contents.text == guide and contents.mime_type == "text/markdown"
+    [prompt] = prompts.prompts
+    assert prompt.name == WRITE_PROMPT and [(a.name, a.required) for a in prompt.arguments] == [("task", False)]
+    [message] = with_task.messages
+    text = message.content.text
+    assert message.role == "user" and guide in text and "CreateWorkflow" in text
+    assert text.rstrip().endswith("Write a DWF workflow for this task:\n\nReview every changed file.")
+    assert guide in without_task.messages[0].content.text
+    assert "describe the task next" in without_task.messages[0].content.text
+
+
+@pytest.mark.anyio
+async def test_the_2026_protocol_serves_the_guide_too(workspace):
+    async with Client(server(workspace)) as client:
+        assert client.protocol_version == "2026-07-28"
+        read = await client.read_resource(GUIDE_URI)
+        prompt = await client.get_prompt(WRITE_PROMPT, {"task": "Draft release notes."})
+    assert read.contents[0].text == language_guide()
+    assert prompt.messages[0].content.text.endswith("Draft release notes.")
 
 
 def test_a_signal_stops_the_server_and_interrupts_its_live_runs(workspace):

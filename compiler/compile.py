@@ -16,6 +16,7 @@ import libcst as cst
 from . import ir
 from .diagnostics import Diagnostic, DiagnosticSink
 from .effects import check_script
+from .kind_checks import check_kinds
 from .lower import Lowerer
 from .parse import parse
 from .rules.internal import InternalError
@@ -67,6 +68,7 @@ def compile_source(text: str, path: str = "<script>") -> CompileResult:
     try:
         body = lowerer.lower_module()
         check_script(lowerer)
+        check_kinds(body, lowerer.schemas, _arg_types(lowerer.meta_value), source, sink)
     except RecursionError:
         sink.report(InternalError, Span.point(1, 1), stage="lowering", detail="the script is nested too deeply to analyze")
     except Exception as error:  # a compiler bug must not become a traceback for the user
@@ -85,6 +87,14 @@ def compile_source(text: str, path: str = "<script>") -> CompileResult:
             tuple(sorted(lowerer.scope.bindings)),
         )
     return CompileResult(source, diagnostics, program)
+
+
+def _arg_types(meta: object) -> dict[str, str]:
+    """The declared type of each run argument (`meta["args"]`)."""
+    declared = meta.get("args") if isinstance(meta, dict) else None
+    if not isinstance(declared, dict):
+        return {}
+    return {name: spec.get("type", "json") for name, spec in declared.items() if isinstance(spec, dict)}
 
 
 def _schema_builder(lowerer: Lowerer):

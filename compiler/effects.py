@@ -81,7 +81,7 @@ def non_json_description(value: ir.Expr, lowerer=None) -> str | None:
     if lowerer is not None and isinstance(value, ir.Name) and value.scope in (ir.GLOBAL, ir.LOCAL, ir.FREE):
         if lowerer._binds_only(value.id, (DEF, ASYNC_DEF)):
             return f"The function `{value.id}`"
-        if lowerer._static_record(cst.Name(value.id)) == "Agent":
+        if lowerer._is_agent(cst.Name(value.id)):
             return f"The actor `{value.id}`"
     if lowerer is not None and isinstance(value, ir.Call) and isinstance(value.func, ir.Name) \
             and lowerer._binds_only(value.func.id, (ASYNC_DEF,)):

@@ -29,7 +29,6 @@ resolution.
 
 from __future__ import annotations
 
-import difflib
 from typing import Callable
 
 import libcst as cst
@@ -44,6 +43,7 @@ from .lower_exceptions import ExceptionClassLowering
 from .lower_expressions import ExpressionLowering
 from .lower_facade import FacadeLowering
 from .lower_statements import StatementLowering, assigns_meta
+from .not_offered import undefined_problem
 from .parse import ParsedModule
 from .rules import meta as M
 from .rules import names as N
@@ -242,6 +242,10 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
         return ir.GLOBAL
 
     def _check_name(self, name: str, node: cst.CSTNode) -> bool:
+        if name.startswith("__") and name in B.FORBIDDEN_BUILTINS:  # `__import__`, `__name__`: say what to write instead
+            rule, fields = undefined_problem(name, ())
+            self.report(rule, node, **fields)
+            return False
         if name.startswith("__"):
             self.report(N.DunderName, node, name=name)
             return False
@@ -268,37 +272,17 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
         if rejected:
             why, hint = B.NONDETERMINISTIC_MODULES[rejected]
             self.report(N.NondeterministicModule, node, module=rejected, why=why, hint=hint)
-        elif name in B.FORBIDDEN_BUILTINS:
-            self.report(N.ForbiddenBuiltin, node, name=name, hint=B.FORBIDDEN_BUILTINS[name])
-        elif name in B.NONDETERMINISTIC_MODULES:
-            why, hint = B.NONDETERMINISTIC_MODULES[name]
-            self.report(N.NondeterministicModule, node, module=name, why=why, hint=hint)
-        elif name in B.MODULES:
-            self.report(N.UndefinedName, node, name=name, hint=f"add `import {name}` at the top of the script")
-        elif name in B.TYPING_NAMES:
-            self.report(N.UndefinedName, node, name=name, hint=f"add `from typing import {name}` at the top of the script")
-        elif name in MODULE_OF_MEMBER:
-            self.report(N.UndefinedName, node, name=name,
-                        hint=f"add `from {MODULE_OF_MEMBER[name]} import {name}` at the top of the script")
-        else:
-            visible = set(F.FACADE_NAMES) | set(B.BUILTINS)
-            scope: Scope | None = self.scope
-            while scope is not None:
-                visible |= set(scope.bindings)
-                scope = scope.parent
-            close = difflib.get_close_matches(name, sorted(visible), n=1)
-            hint = f"did you mean `{close[0]}`?" if close else "define it before use, or pass it in through `args`"
-            self.report(N.UndefinedName, node, name=name, hint=hint)
+            return
+        visible: set[str] = set()
+        scope: Scope | None = self.scope
+        while scope is not None:
+            visible |= set(scope.bindings)
+            scope = scope.parent
+        rule, fields = undefined_problem(name, visible)
+        self.report(rule, node, **fields)
 
 
 # ---------------------------------------------------------------- helpers
-
-# The module that offers each importable member, for "add `from collections import Counter`"
-# (the standard modules' distinctive names only: `count` or `digits` are more often a variable).
-MODULE_OF_MEMBER = {member: module for module in ("collections", "itertools", "functools", "statistics", "textwrap", "difflib")
-                    for member in B.MODULES[module] if member not in ("count", "repeat", "cycle", "compress", "mode")}
-
-
 
 def _bound_name(node: cst.CSTNode, name: str) -> cst.CSTNode:
     """The first `Name` node spelling `name` inside a binding statement (its target)."""

@@ -22,7 +22,7 @@ from dwf.grammar import facade as F
 from . import ir
 from .literals import decode_fstring_text, has_fstring, literal_string
 from .lower_statements import STATEMENT_HINTS
-from .regex_checks import check_regex_call, regex_result_kind
+from .regex_checks import check_regex_call
 from .rules import effects as E
 from .rules import meta as M
 from .rules import names as N
@@ -170,6 +170,8 @@ class ExpressionLowering:
                 and node.args[0].keyword is None and not node.args[0].star)
 
     def _check_static_attribute(self, node: cst.Attribute, value: ir.Expr, attr: str) -> None:
+        """The members of imported modules and of builtin types (`str.lower`). Attributes of
+        values of known kinds are checked after lowering, by `compiler.kind_checks`."""
         if isinstance(value, ir.Name) and value.scope == ir.MODULE:
             module = self._module_of(value.id)
             allowed = B.MODULES.get(module, ())
@@ -183,20 +185,6 @@ class ExpressionLowering:
             return
         if isinstance(value, ir.Name) and value.scope == ir.BUILTIN and value.id in B.BUILTIN_FUNCTIONS:
             self._check_type_method(node, value.id, attr)
-            return
-        record = self._static_record(node.value)
-        if record is not None:
-            fields = F.AGENT_ATTRIBUTES + ("ask",) if record == "Agent" else F.RECORDS[record]
-            if attr not in fields:
-                close = difflib.get_close_matches(attr, fields, n=1)
-                hint = f"did you mean `{close[0]}`?" if close else f"`{record}` has: {', '.join(fields)}"
-                self.report(N.AttributeNotAllowed, node.attr, receiver=record, attr=attr, hint=hint)
-            return
-        kind = _static_type(value) or regex_result_kind(value, self._module_of)
-        if kind is not None and attr not in B.METHODS[kind]:
-            close = difflib.get_close_matches(attr, B.METHODS[kind], n=1)
-            hint = f"did you mean `{close[0]}`?" if close else f"`{kind}` offers: {', '.join(B.METHODS[kind])}"
-            self.report(N.AttributeNotAllowed, node.attr, receiver=kind, attr=attr, hint=hint)
 
     def _check_type_method(self, node: cst.Attribute, builtin: str, attr: str) -> None:
         """`str.lower`, `list.sort`, `dict.fromkeys`: a method referenced through its type is a
@@ -489,25 +477,6 @@ def _merge_text(parts: list) -> list:
                 continue
         merged.append(part)
     return merged
-
-
-def _static_type(value: ir.Expr) -> str | None:
-    if isinstance(value, ir.Const):
-        v = value.value
-        if isinstance(v, bool) or v is None:
-            return None
-        return {str: "str", int: "int", float: "float"}.get(type(v))
-    if isinstance(value, ir.FString):
-        return "str"
-    if isinstance(value, (ir.List, ir.ListComp)):
-        return "list"
-    if isinstance(value, (ir.Dict, ir.DictComp)):
-        return "dict"
-    if isinstance(value, (ir.Set, ir.SetComp)):
-        return "set"
-    if isinstance(value, ir.Tuple):
-        return "tuple"
-    return None
 
 
 EXPRESSION_HANDLERS: dict[type, Callable] = {

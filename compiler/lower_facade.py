@@ -1,6 +1,6 @@
 """This module defines facade lowering: `FacadeLowering`, the part of `Lowerer` that recognizes
 what an expression denotes in the facade (a facade function, a container such as `files` or a
-name bound only to one, the member a call invokes, the record type an awaited call returns),
+name bound only to one, the member a call invokes, whether a value is an actor),
 turns facade calls into `FacadeCall` nodes with their site IDs and signature checks, and tracks
 awaitables that are never awaited.
 
@@ -25,10 +25,6 @@ from . import ir
 from .effects import FacadeCallChecks
 from .rules import effects as E
 from .scopes import ASSIGN, ASYNC_DEF, Scope
-
-# Facade members whose result is a list of records, not one record.
-RECORD_LIST_RESULTS = frozenset({"files.grep", "git.log"})
-
 
 class FacadeLowering:
     """Recognizes and lowers facade calls; see the module docstring."""
@@ -76,27 +72,19 @@ class FacadeLowering:
                 return F.members_of(container).get(node.func.attr.value)
         return None
 
-    def _static_record(self, node: cst.BaseExpression, seen: frozenset = frozenset()) -> str | None:
-        """The record type (`RunResult`, ...) or `Agent` an expression is known to hold: an
-        awaited facade call that returns one record, an `agent()` call, or a name bound only to
-        such values."""
-        if isinstance(node, cst.Await) and isinstance(node.expression, cst.Call):
-            member = self._facade_member(node.expression)
-            if member is not None and member.returns in F.RECORDS and member.qualified not in RECORD_LIST_RESULTS:
-                return member.returns
-            return None
+    def _is_agent(self, node: cst.BaseExpression, seen: frozenset = frozenset()) -> bool:
+        """Whether an expression is known to hold an actor: an `agent()` call, or a name bound
+        only to such values."""
         if isinstance(node, cst.Call):
-            return "Agent" if self._facade_function(node.func) == "agent" else None
+            return self._facade_function(node.func) == "agent"
         if isinstance(node, cst.Name) and node.value not in seen and self._resolve(node.value) in (ir.GLOBAL, ir.LOCAL, ir.FREE):
             scope: Scope | None = self.scope
             while scope is not None and node.value not in scope.bindings:
                 scope = scope.parent
             bindings = scope.bindings[node.value] if scope else []
-            if bindings and all(b.kind == ASSIGN and b.value is not None for b in bindings):
-                records = {self._static_record(b.value, seen | {node.value}) for b in bindings}
-                if len(records) == 1:
-                    return records.pop()
-        return None
+            return bool(bindings) and all(b.kind == ASSIGN and b.value is not None and self._is_agent(b.value, seen | {node.value})
+                                          for b in bindings)
+        return False
 
     def _unknown_member(self, node: cst.CSTNode, container: str, attr: str) -> None:
         choices = sorted(set(F.members_of(container)) | set(F.CONTAINER_ATTRIBUTES.get(container, ())))
@@ -150,7 +138,8 @@ class FacadeLowering:
             allowed = signature.positional + signature.keyword_only
             if keyword not in allowed:
                 close = difflib.get_close_matches(keyword, allowed, n=1)
-                problem = f"got an unexpected keyword argument `{keyword}`" + (f" (did you mean `{close[0]}`?)" if close else "")
+                hint = F.KEYWORD_HINTS.get(member.qualified, {}).get(keyword) or (f"did you mean `{close[0]}`?" if close else "")
+                problem = f"got an unexpected keyword argument `{keyword}`" + (f"; {hint}" if hint else "")
                 where = arg.keyword
             elif keyword in given:
                 problem, where = f"got multiple values for argument `{keyword}`", arg.keyword

@@ -21,6 +21,7 @@ from dwf.grammar import facade as F
 from . import ir
 from .effects import call_argument, non_json_description, non_json_help
 from .literals import has_fstring, literal_string
+from .not_offered import module_problem
 from .rules import effects as E
 from .rules import names as N
 from .rules import schemas as S
@@ -293,18 +294,11 @@ class StatementLowering:
         return result
 
     def _report_bad_module(self, node: cst.CSTNode, module: str) -> None:
-        root = module.split(".")[0]
-        if root in B.NONDETERMINISTIC_MODULES:
-            why, hint = B.NONDETERMINISTIC_MODULES[root]
-            self.report(N.NondeterministicModule, node, module=root, why=why, hint=hint)
-        elif module in B.REFUSED_MODULE_MEMBERS:
+        if module in B.REFUSED_MODULE_MEMBERS:
             self.report(N.ModuleMemberRefused, node, name=module, hint=B.REFUSED_MODULE_MEMBERS[module])
-        elif root == "typing":
-            self.report(N.ImportNotAllowed, node, detail="Import typing names with `from typing import ...`",
-                        help=f"write `from typing import {', '.join(B.TYPING_NAMES[:3])}, ...`")
-        else:
-            self.report(N.ImportNotAllowed, node, detail=f"The module `{module}` cannot be imported in DWF scripts",
-                        help=f"only {IMPORTABLE} can be imported: the compiler must prove the script deterministic")
+            return
+        rule, fields = module_problem(module)
+        self.report(rule, node, **fields)
 
     def stmt_import_from(self, node: cst.ImportFrom) -> ir.Stmt | None:
         if not self.at_top_level:

@@ -71,18 +71,6 @@ class _Context:
 
 
 # The value kind (a key of grammar/builtins.py METHODS) that a call of these `re` functions gives.
-RESULT_KINDS = {"compile": "re.Pattern", "match": "re.Match", "search": "re.Match", "fullmatch": "re.Match"}
-
-
-def regex_result_kind(value: ir.Expr, module_of: Callable[[str], str]) -> str | None:
-    """"re.Pattern" for `re.compile(...)`, "re.Match" for `re.match(...)` and its kin (a match or
-    None: an attribute outside the match's is wrong either way), else None."""
-    if isinstance(value, ir.Call) and isinstance(value.func, ir.Attribute) \
-            and _is_re_module(_Context(module_of, None), value.func.value):
-        return RESULT_KINDS.get(value.func.attr)
-    return None
-
-
 def _is_re_module(lowering, value: ir.Expr) -> bool:
     return isinstance(value, ir.Name) and value.scope == ir.MODULE and lowering.module_of(value.id) == "re"
 

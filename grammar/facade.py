@@ -115,3 +115,49 @@ RECORDS: dict[str, tuple[str, ...]] = {
 AGENT_ATTRIBUTES = ("name",)
 
 SITE_KINDS = ("actor", "ask", "read", "run", "report", "artifact", "join", "workflow", "hole")
+
+# The type of each member's result (after `await` for an awaitable member), for the compiler's
+# kind inference (`compiler.kinds`): a builtin type, a record type, `list[...]`, or "" where it
+# is not fixed (an ask's result is its `returns=` type, or `str`).
+RESULT_TYPES: dict[str, str] = {
+    "agent": "Agent", "phase": "", "log": "", "report": "",
+    "parallel": "list", "gather": "list", "pipeline": "list", "workflow": "", "hole": "",
+    "files.glob": "list[str]", "files.read": "str", "files.grep": "list[GrepMatch]",
+    "git.changed_files": "list[str]", "git.diff": "str", "git.status": "GitStatus",
+    "git.log": "list[GitCommit]", "world.run": "RunResult",
+    "artifact.file": "ArtifactRef", "artifact.markdown": "ArtifactRef",
+    "artifact.chart": "", "artifact.table": "", "artifact.metrics": "", "artifact.board": "",
+    "budget.spent": "int", "budget.remaining": "",
+}
+# The type of each record field, in the same notation (`GitStatus.branch` is None when detached).
+RECORD_FIELD_TYPES: dict[str, dict[str, str]] = {
+    "RunResult": {"exit_code": "int", "stdout": "str", "stderr": "str"},
+    "GrepMatch": {"path": "str", "line": "int", "text": "str"},
+    "GitStatus": {"branch": "", "clean": "bool", "staged": "list[str]", "unstaged": "list[str]",
+                  "untracked": "list[str]"},
+    "GitCommit": {"hash": "str", "subject": "str", "author": "str", "date": "str"},
+    "ArtifactRef": {"id": "str", "version": "int"},
+}
+# Keywords models pass that a member does not take, with what to write instead (a close
+# match is suggested for any other unknown keyword).
+_NO_SHELL = "there is no shell: pass the arguments as a list, `world.run(\"git\", [\"log\", \"-1\"])`"
+KEYWORD_HINTS: dict[str, dict[str, str]] = {
+    "world.run": {
+        "check": "a nonzero exit is a normal result: test `result.exit_code` and `raise` yourself",
+        "capture_output": "output is always captured: read `result.stdout` and `result.stderr`",
+        "text": "output is always text (`str`)", "shell": _NO_SHELL, "timeout": "did you mean `timeout_s`?",
+        "cwd": "commands run in the workspace root; pass paths relative to it",
+        "env": "the environment is sanitized; pass what the command needs as arguments",
+    },
+    "Agent.ask": {
+        "schema": "did you mean `returns`?", "response_format": "did you mean `returns`?",
+        "output": "did you mean `returns`?", "model": "set the model on the actor: `agent(name, model=...)`",
+        "system": "set the system prompt on the actor: `agent(name, system=...)`",
+    },
+    "agent": {"instructions": "did you mean `system`?", "prompt": "did you mean `system`?",
+              "role": "did you mean `system`?"},
+    "gather": {"return_exceptions": "`parallel([...])` runs them all and turns failures into `None`"},
+    "files.read": {"encoding": "files are read as UTF-8 text"},
+    "log": {"level": "`log()` takes one message; put the level in the text"},
+    "git.log": {"limit": "did you mean `count`?", "n": "did you mean `count`?", "max_count": "did you mean `count`?"},
+}

@@ -749,3 +749,34 @@ class UnknownTypedDictField(Rule):
     name = "unknown-typeddict-field"
     message = "`{typeddict}` has no field `{field}`"
     help = "{hint}"
+
+
+class MissingAwait(Rule):
+    """
+    ## What it does
+    Reports an awaitable used where its result is needed: an ask, an awaitable facade call
+    (`files.read`, `files.grep`, `git.*`, `world.run`, ...) or a call of an `async def`, not
+    awaited, and then read as a value: an attribute or method (`files.read(p).splitlines()`),
+    a subscript, a `for` loop or comprehension over it, an argument of a builtin, of a module
+    function or of a facade call, a condition, an operand, an f-string field. It sees names
+    bound to awaitables too (`x = a.ask(...)`, then `x["k"]`).
+
+    ## Why is this bad?
+    An awaitable is not its result: until it is awaited nothing has run, and using it as a
+    value fails at run time (or, in a condition, is always true).
+
+    ## Example
+    ```python
+    lines = files.read("CHANGELOG.md").splitlines()
+    ```
+
+    ## Use instead
+    ```python
+    lines = (await files.read("CHANGELOG.md")).splitlines()
+    ```
+    """
+
+    code = "DWF328"
+    name = "missing-await"
+    message = "`{text}` needs `await` {use}"
+    help = "{hint}"

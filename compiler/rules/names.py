@@ -6,15 +6,20 @@ from .base import Rule
 class ForbiddenBuiltin(Rule):
     """
     ## What it does
-    Reports calls and references to Python builtins that DWF removes: `print`, `exec`, `eval`,
-    `compile`, `open`, `input`, `__import__`, `globals`, `locals`, `vars`, `dir`, `getattr`,
-    `setattr`, `delattr`, `hasattr`, `id`, `hash`, `type`, `object`, `super`, `memoryview`,
-    `breakpoint`, `exit`, `quit`, `help`.
+    Reports calls of and references to the Python builtins DWF does not offer, each with what
+    to write instead: `print` (`log()`), `open` (`await files.read(path)`), `input` (a run
+    argument), `exec`/`eval`/`compile`, `type`/`issubclass` (`isinstance`),
+    `getattr`/`setattr`/`hasattr`/`delattr` (dicts), `globals`/`locals`/`vars`/`dir`,
+    `id`/`hash`, `object`/`super`/`property`/`staticmethod`/`classmethod` (no classes),
+    `bytes`/`bytearray`/`memoryview`, `complex`, `aiter`/`anext`, `exit`/`quit`, `breakpoint`,
+    `help`, `copyright`/`credits`/`license`, `Ellipsis`, `NotImplemented`, `__import__`, and
+    the exception types DWF does not raise (`OSError` and its family: catch `WorldError`;
+    warnings: use `log()`; `SystemExit`, `KeyboardInterrupt`, `MemoryError`, ...).
 
     ## Why is this bad?
     Each of these either reaches outside the sandbox (files, the terminal, the interpreter's
-    own objects) or observes something that differs between runs (addresses, hash seeds), so a
-    resumed run could take a different path than the journal recorded.
+    own objects), observes something that differs between runs (addresses, hash seeds), or
+    names something that never happens in DWF, so the run would fail where it is used.
 
     ## Example
     ```python
@@ -29,7 +34,7 @@ class ForbiddenBuiltin(Rule):
 
     code = "DWF201"
     name = "forbidden-builtin"
-    message = "`{name}` is not available in DWF scripts"
+    message = "DWF does not offer `{name}`"
     help = "{hint}"
 
 
@@ -88,8 +93,9 @@ class StrFormat(Rule):
 class NondeterministicModule(Rule):
     """
     ## What it does
-    Reports references to (and imports of) the modules `time`, `datetime`, `random`, `uuid`,
-    `os`, `sys`, `subprocess`, `socket`, `asyncio` and `threading`.
+    Reports references to (and imports of) the modules `time`, `datetime`, `random`,
+    `secrets`, `uuid`, `os` (and `os.path`), `sys`, `subprocess`, `socket`, `asyncio`,
+    `threading`, `multiprocessing` and `concurrent`, with what to use instead.
 
     ## Why is this bad?
     A workflow must make the same decisions when it is resumed from its journal. Clocks,
@@ -110,19 +116,22 @@ class NondeterministicModule(Rule):
 
     code = "DWF204"
     name = "nondeterministic-module"
-    message = "The module `{module}` is not available in DWF scripts: {why}"
+    message = "DWF does not offer `{module}`: {why}"
     help = "{hint}"
 
 
 class ImportNotAllowed(Rule):
     """
     ## What it does
-    Reports imports outside the allow-list: `from typing import ...` (TypedDict, Literal,
-    NotRequired, Required, Optional, Union, Annotated, List, Dict, Tuple, Set, FrozenSet, Any,
-    Callable, Iterable, Sequence, Mapping), `json`, `re`, `math`, the pure standard modules
-    `collections`, `itertools`, `functools`, `statistics`, `string`, `textwrap` and `difflib`
-    (as `import m`, `import m as n` or `from m import name`), and `from dwf import ...` (star
-    and relative imports are `DWF101`; members of those modules refused on purpose are `DWF211`).
+    Reports imports outside the allow-list (`json`, `re`, `math`, the pure standard modules
+    `collections`, `itertools`, `functools`, `statistics`, `string`, `textwrap` and `difflib` as
+    `import m`, `import m as n` or `from m import name`; `from typing import ...`; `from dwf
+    import ...`; star and relative imports are `DWF101`, members of the offered modules refused
+    on purpose are `DWF211`), and uses of a module DWF does not offer. Each common module gets
+    its replacement: `pathlib`, `glob` and `os.path` (`files.glob`, paths as strings), `logging`
+    (`log()`), `argparse` (run arguments), `copy` (`list(xs)`, `d.copy()`), `dataclasses` and
+    `pydantic` (`TypedDict`), `requests` and `urllib` (ask an agent), `csv`, `yaml`, `pickle`,
+    `hashlib`, and more.
 
     ## Why is this bad?
     Every other module can reach the network, the file system or the clock, and the compiler
@@ -130,11 +139,14 @@ class ImportNotAllowed(Rule):
 
     ## Example
     ```python
-    import requests
+    from pathlib import Path
+    sources = [p for p in Path("src").glob("**/*.py")]
     ```
 
     ## Use instead
-    Ask a sub-agent to fetch what you need, or read the workspace with `files.read`.
+    ```python
+    sources = await files.glob("src/**/*.py")
+    ```
     """
 
     code = "DWF205"
@@ -379,4 +391,96 @@ class ModuleMemberRefused(Rule):
     code = "DWF211"
     name = "module-member-refused"
     message = "DWF does not offer `{name}`"
+    help = "{hint}"
+
+
+class CallArguments(Rule):
+    """
+    ## What it does
+    Reports a call of a script function (a `def`, `async def` or `lambda` bound once to a name)
+    whose arguments do not fit its parameters: a keyword no parameter has, too many positional
+    arguments, two values for one parameter, or a required parameter left out.
+
+    ## Why is this bad?
+    The call raises `TypeError` when the run reaches it, possibly after many paid asks; the
+    parameter names are known before the run starts.
+
+    ## Example
+    ```python
+    async def review(path, strict=False):
+        return await reviewer.ask(f"Review {path}.")
+
+    notes = await review(pth="src/app.py")
+    ```
+
+    ## Use instead
+    ```python
+    notes = await review(path="src/app.py")
+    ```
+    """
+
+    code = "DWF212"
+    name = "call-arguments"
+    message = "`{name}()` {problem}"
+    help = "the signature is `{signature}`"
+
+
+class AttributeOnData(Rule):
+    """
+    ## What it does
+    Reports attribute access on a dict or other JSON data whose kind the compiler knows, with
+    a name that is not a method: a typed ask result (`returns=Verdict`), the result of
+    `json.loads`, a value of `args`, a dict literal.
+
+    ## Why is this bad?
+    Ask results are plain JSON data, not objects: a `TypedDict` describes the keys of a dict,
+    and `result.verdict` raises `AttributeError` at run time, after the ask was paid for.
+
+    ## Example
+    ```python
+    verdict = await reviewer.ask(f"Review {path}.", returns=Verdict)
+    if verdict.approved:
+        log("approved")
+    ```
+
+    ## Use instead
+    ```python
+    verdict = await reviewer.ask(f"Review {path}.", returns=Verdict)
+    if verdict["approved"]:
+        log("approved")
+    ```
+    """
+
+    code = "DWF213"
+    name = "attribute-on-data"
+    message = "`{text}` is {what}: it has no attribute `{attr}`"
+    help = "{hint}"
+
+
+class RecordSubscript(Rule):
+    """
+    ## What it does
+    Reports a subscript of a record that a facade call returned (`RunResult`, `GrepMatch`,
+    `GitStatus`, `GitCommit`, `ArtifactRef`) or of an actor.
+
+    ## Why is this bad?
+    Records are read-only values with fields, not dicts: `result["stdout"]` raises `TypeError`
+    at run time, after the command ran.
+
+    ## Example
+    ```python
+    result = await world.run("pytest", ["-q"])
+    failed = result["exit_code"] != 0
+    ```
+
+    ## Use instead
+    ```python
+    result = await world.run("pytest", ["-q"])
+    failed = result.exit_code != 0
+    ```
+    """
+
+    code = "DWF214"
+    name = "record-subscript"
+    message = "`{text}` is {what}, which cannot be subscripted"
     help = "{hint}"

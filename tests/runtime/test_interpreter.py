@@ -237,10 +237,11 @@ ERRORS: list[tuple[str, str, str]] = [
     ("unpack-too-many", "a, b = [1, 2, 3]", "ValueError: too many values to unpack (expected 2)"),
     ("unpack-too-few", "a, b, c = [1]", "ValueError: not enough values to unpack (expected 3, got 1)"),
     ("unpack-too-few-star", "a, b, *c = [1]", "ValueError: not enough values to unpack (expected at least 2, got 1)"),
-    ("call-missing-arg", "def f(a, b):\n    return a\nf(1)", "TypeError: f() missing 1 required positional argument: 'b'"),
-    ("call-unexpected-kwarg", "def f(a):\n    return a\nf(1, c=2)", "TypeError: f() got an unexpected keyword argument 'c'"),
-    ("call-too-many", "def f(a):\n    return a\nf(1, 2)", "TypeError: f() takes 1 positional argument but 2 were given"),
-    ("call-multiple-values", "def f(a):\n    return a\nf(1, a=2)", "TypeError: f() got multiple values for argument 'a'"),
+    # Called through a list, so that the run-time error is tested, not `DWF212` at check time.
+    ("call-missing-arg", "def f(a, b):\n    return a\n[f][0](1)", "TypeError: f() missing 1 required positional argument: 'b'"),
+    ("call-unexpected-kwarg", "def f(a):\n    return a\n[f][0](1, c=2)", "TypeError: f() got an unexpected keyword argument 'c'"),
+    ("call-too-many", "def f(a):\n    return a\n[f][0](1, 2)", "TypeError: f() takes 1 positional argument but 2 were given"),
+    ("call-multiple-values", "def f(a):\n    return a\n[f][0](1, a=2)", "TypeError: f() got multiple values for argument 'a'"),
     ("not-callable", "x = [1]\nx[0]()", "TypeError: 'int' object is not callable"),
     ("not-iterable", "for x in 5:\n    pass", "TypeError: 'int' object is not iterable"),
     ("bare-raise-outside", "raise", "RuntimeError: No active exception to reraise"),
@@ -326,7 +327,7 @@ FATAL = [
     ("recursion-limit", "def f():\n        return f()\n    f()", "the recursion limit (200) was exceeded"),
     ("string-limit", "x = 'a' * 10 ** 9", "the string size limit"),
     ("container-limit", "x = [0] * 10 ** 8", "the container size limit"),
-    ("misuse", "xs = ['a']\n    xs[0].encode", "Misuse: `str` has no allowed attribute `encode`"),
+    ("misuse", "def hide(v):\n        return v\n    hide('a').encode", "Misuse: `str` has no allowed attribute `encode`"),
 ]
 
 

@@ -20,6 +20,8 @@ from dwf.runtime.limits import Limits
 from escape_kinds import DEFAULT, FAST_REGEX, LIMIT, MISUSE, SMALL, TINY, Escape, compile_error, error, safe_value
 from runner import FakeWorld, compile_snippet, run
 
+# Hides a value's kind from the compiler, so that the run-time refusal is what is tested.
+HIDE = "def hide(v):\n    return v\n"
 CORPUS: list[Escape] = [
     # ---- dunder walks
     compile_error("class-bases-subclasses", "return ().__class__.__bases__[0].__subclasses__()", "DWF202"),
@@ -28,7 +30,7 @@ CORPUS: list[Escape] = [
     compile_error("lambda-code", "return (lambda: 0).__code__", "DWF202"),
     compile_error("builtins-name", "return __builtins__", "DWF202"),
     compile_error("dunder-name-binding", "__x = 1\nreturn __x", "DWF202"),
-    compile_error("import-dunder", "return __import__('os')", "DWF202"),
+    compile_error("import-dunder", "return __import__('os')", "DWF201"),
     # ---- format-string traversal
     compile_error("str-format-attribute", "x = 1\nreturn '{0.__class__}'.format(x)", "DWF203"),
     compile_error("str-format-map", "return '{a}'.format_map({'a': 1})", "DWF203"),
@@ -63,13 +65,13 @@ CORPUS: list[Escape] = [
     error("json-decoder-dynamic", "import json\nm = [json][0]\nreturn m.decoder", MISUSE + "module `json` has no allowed member `decoder`"),
     error("re-template-dynamic", "import re\nm = [re][0]\nreturn m.template('a')", MISUSE + "module `re` has no allowed member `template`"),
     error("math-sys-dynamic", "import math\nm = [math][0]\nreturn m.sys", "AttributeError: module 'math' has no attribute 'sys'"),
-    error("record-fields", "rs = [await world.run('echo', ['x'])]\nreturn rs[0].fields", "AttributeError: 'RunResult' object has no attribute 'fields'; its fields are exit_code, stdout, stderr"),
-    error("record-type-name", "rs = [await world.run('echo', ['x'])]\nreturn rs[0].type_name", "AttributeError: 'RunResult' object has no attribute 'type_name'"),
-    error("record-to-json", "rs = [await world.run('echo', ['x'])]\nreturn rs[0].to_json()", "AttributeError: 'RunResult' object has no attribute 'to_json'"),
-    error("record-subscript", "rs = [await world.run('echo', ['x'])]\nreturn rs[0]['stdout']", "TypeError: 'RunResult' object is not subscriptable"),
+    error("record-fields", HIDE + "rs = [await world.run('echo', ['x'])]\nreturn hide(rs[0]).fields", "AttributeError: 'RunResult' object has no attribute 'fields'; its fields are exit_code, stdout, stderr"),
+    error("record-type-name", HIDE + "rs = [await world.run('echo', ['x'])]\nreturn hide(rs[0]).type_name", "AttributeError: 'RunResult' object has no attribute 'type_name'"),
+    error("record-to-json", HIDE + "rs = [await world.run('echo', ['x'])]\nreturn hide(rs[0]).to_json()", "AttributeError: 'RunResult' object has no attribute 'to_json'"),
+    error("record-subscript", HIDE + "rs = [await world.run('echo', ['x'])]\nreturn hide(rs[0])['stdout']", "TypeError: 'RunResult' object is not subscriptable"),
     compile_error("agent-actor-id-static", "a = agent('a')\nreturn a.actor_id", "DWF207"),
-    error("agent-actor-id", "xs = [agent('a')]\nreturn xs[0].actor_id", MISUSE + "an agent has no attribute `actor_id`"),
-    error("agent-key", "xs = [agent('a')]\nreturn xs[0].key", MISUSE + "an agent has no attribute `key`"),
+    error("agent-actor-id", HIDE + "xs = [agent('a')]\nreturn hide(xs[0]).actor_id", MISUSE + "an agent has no attribute `actor_id`"),
+    error("agent-key", HIDE + "xs = [agent('a')]\nreturn hide(xs[0]).key", MISUSE + "an agent has no attribute `key`"),
     error("function-attribute", "def f():\n    pass\nfs = [f]\nreturn fs[0].env", "AttributeError: 'function' object has no attribute 'env'"),
     error("lambda-code-attr", "fs = [lambda: 0]\nreturn fs[0].code", "AttributeError: 'function' object has no attribute 'code'"),
     compile_error("exception-traceback", "try:\n    1 / 0\nexcept Exception as e:\n    return e.__traceback__", "DWF202"),
@@ -79,7 +81,7 @@ CORPUS: list[Escape] = [
     error("exception-type-attribute", "e = [ValueError][0]\nreturn e.mro", MISUSE + "`type` has no allowed attribute `mro`"),
     error("builtin-attribute", "fs = [len]\nreturn fs[0].fn", "AttributeError: 'builtin_function_or_method' object has no attribute 'fn'"),
     error("builtin-type-attribute", "fs = [str]\nreturn fs[0].mro", 'Misuse: `type` has no allowed attribute `mro`'),
-    error("awaitable-attribute", "async def f():\n    return 1\nxs = [f()]\nreturn xs[0].start", MISUSE + "`awaitable` has no allowed attribute `start`"),
+    error("awaitable-attribute", HIDE + "async def f():\n    return 1\nxs = [f()]\nreturn hide(xs[0]).start", MISUSE + "`awaitable` has no allowed attribute `start`"),
     error("facade-aliasing-dynamic", "m = [files][0]\nreturn await m.read('a.py')", MISUSE + "`files.read` may only be called directly"),
     error("args-mutation", "a = args\na.update({'x': 1})", "TypeError: `args` is read-only"),
     error("args-ior", "a = args\na |= {'x': 1}", "TypeError: `args` is read-only"),
@@ -91,7 +93,7 @@ CORPUS: list[Escape] = [
     error("method-receiver-attribute", "m = [[].append][0]\nreturn m.receiver", "AttributeError: 'builtin_function_or_method' object has no attribute 'receiver'"),
     compile_error("iterator-next-dunder", "return map(str, [1]).__next__", "DWF202"),
     error("iterator-private", "return enumerate([1])._it", "AttributeError: 'enumerate' object has no attribute '_it'"),
-    error("match-private", "import re\nm = re.match('a', 'a')\nreturn m._string", "AttributeError: 're.Match' object has no attribute '_string'"),
+    error("match-private", "import re\n" + HIDE + "m = hide(re.match('a', 'a'))\nreturn m._string", "AttributeError: 're.Match' object has no attribute '_string'"),
     safe_value("iterator-reprs", "return [repr(map(str, [])), repr(zip()), str(enumerate([])), repr(reversed([1]))]",
                ["<map object>", "<zip object>", "<enumerate object>", "<reversed object>"]),
     # ---- leaking through messages

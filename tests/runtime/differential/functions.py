@@ -373,132 +373,134 @@ def is_odd(n, *, steps=0):
 return [is_even(10), is_odd(7)]
 """),
     # ---------------------------------------------------------------- call errors: missing
+    # These call through a list (`[f][0](...)`), so that the run-time message is compared: a
+    # direct call of a script function with arguments that do not fit is `DWF212` at check time.
     ("error-missing-one-positional", """
 def f(a, b):
     return a
-return f(1)
+return [f][0](1)
 """),
     ("error-missing-two-positional", """
 def review(path, strict, limit=3):
     return path
-return review()
+return [review][0]()
 """),
     ("error-missing-three-positional", """
 def f(a, b, c, d=4):
     return a
-return f()
+return [f][0]()
 """),
     ("error-missing-four-positional", """
 def f(a, b, c, d):
     return a
-return f()
+return [f][0]()
 """),
     ("error-missing-after-keyword", """
 def f(a, b, c):
     return a
-return f(b=2)
+return [f][0](b=2)
 """),
     ("error-missing-kwonly", """
 def tag(name, *, kind):
     return name
-return tag("x")
+return [tag][0]("x")
 """),
     ("error-missing-two-kwonly", """
 def f(*, a, b, c=1):
     return a
-return f(c=2)
+return [f][0](c=2)
 """),
     ("error-missing-kwonly-after-args", """
 def f(*args, sep):
     return sep
-return f(1, 2)
+return [f][0](1, 2)
 """),
     ("error-missing-positional-before-kwonly", """
 def f(a, *, b):
     return a
-return f(b=1)
+return [f][0](b=1)
 """),
     ("error-missing-posonly", """
 def f(a, b, /):
     return a
-return f(1)
+return [f][0](1)
 """),
     # ---------------------------------------------------------------- call errors: too many
     ("error-too-many-positional", """
 def f(a, b):
     return a
-return f(1, 2, 3)
+return [f][0](1, 2, 3)
 """),
     ("error-too-many-one-parameter", """
 def f(a):
     return a
-return f(1, 2)
+return [f][0](1, 2)
 """),
     ("error-too-many-zero-parameters", """
 def f():
     return 0
-return f(1)
+return [f][0](1)
 """),
     ("error-too-many-with-defaults", """
 def f(a, b=2):
     return a
-return f(1, 2, 3)
+return [f][0](1, 2, 3)
 """),
     ("error-too-many-all-defaults", """
 def f(a=1, b=2):
     return a
-return f(1, 2, 3, 4)
+return [f][0](1, 2, 3, 4)
 """),
     ("error-too-many-with-kwonly-given", """
 def f(a, *, b):
     return a
-return f(1, 2, b=3)
+return [f][0](1, 2, b=3)
 """),
     ("error-too-many-with-two-kwonly-given", """
 def f(a, *, b, c):
     return a
-return f(1, 2, 3, b=3, c=4)
+return [f][0](1, 2, 3, b=3, c=4)
 """),
     ("error-too-many-one-given-with-kwonly", """
 def f(*, b):
     return b
-return f(1, b=2)
+return [f][0](1, b=2)
 """),
     # ---------------------------------------------------------------- call errors: keywords
     ("error-unexpected-keyword", """
 def review(path, strict=False):
     return path
-return review("a.py", stict=True)
+return [review][0]("a.py", stict=True)
 """),
     ("error-unexpected-keyword-kwonly-function", """
 def f(*, a=1):
     return a
-return f(b=2)
+return [f][0](b=2)
 """),
     ("error-multiple-values", """
 def f(a, b):
     return a
-return f(1, a=2)
+return [f][0](1, a=2)
 """),
     ("error-multiple-values-before-too-many", """
 def f(a, b):
     return a
-return f(1, 2, 3, a=4)
+return [f][0](1, 2, 3, a=4)
 """),
     ("error-posonly-as-keyword", """
 def f(a, b, /, c):
     return a
-return f(a=1, b=2, c=3)
+return [f][0](a=1, b=2, c=3)
 """),
     ("error-posonly-as-keyword-one", """
 def clamp(value, /, low=0):
     return value
-return clamp(value=5)
+return [clamp][0](value=5)
 """),
     ("error-unexpected-before-posonly-check", """
 def f(a, /, b):
     return a
-return f(1, b=2, z=3)
+return [f][0](1, b=2, z=3)
 """),
     ("error-spread-duplicate-keyword", """
 def f(**kw):
@@ -541,13 +543,13 @@ return f(1, *None)
 def outer():
     def inner(a, *, b):
         return a
-    return inner(1)
+    return [inner][0](1)
 return outer()
 """),
     ("error-lambda-in-def-qualname", """
 def outer():
     pick = lambda items, key: items[key]
-    return pick([1])
+    return [pick][0]([1])
 return outer()
 """),
     ("error-lambda-in-listcomp-qualname", "[f() for f in [lambda x: x for _ in range(1)]]"),
@@ -561,8 +563,9 @@ return outer()
     ("errors-collected-as-messages", """
 def f(a, b=2, /, c=3, *, d, e=5):
     return [a, b, c, d, e]
-calls = [lambda: f(), lambda: f(1), lambda: f(1, 2, 3, 4, d=0), lambda: f(1, d=0, x=1), lambda: f(1, b=2, d=0),
-         lambda: f(1, c=3, d=4, **{"c": 5}), lambda: f(1, 2, 3, d=4)]
+g = [f][0]
+calls = [lambda: g(), lambda: g(1), lambda: g(1, 2, 3, 4, d=0), lambda: g(1, d=0, x=1), lambda: g(1, b=2, d=0),
+         lambda: g(1, c=3, d=4, **{"c": 5}), lambda: g(1, 2, 3, d=4)]
 out = []
 for call in calls:
     try:

@@ -284,7 +284,7 @@ class Compiler(StatementCompiler):
             elif conversion == "s":
                 value = sandbox.display(value, limits)
             elif conversion == "a":
-                value = ascii(sandbox.dwf_repr(value, limits))[1:-1]
+                value = sandbox.dwf_repr(value, limits).encode("ascii", "backslashreplace").decode("ascii")
             if spec_text:
                 return sandbox.format_value(value, spec_text, limits)
             return value if isinstance(value, str) else sandbox.display(value, limits)

@@ -10,7 +10,7 @@ BUILTIN_FUNCTIONS: tuple[str, ...] = (
     "round", "set", "sorted", "str", "sum", "tuple", "zip", "chr", "ord",
 )
 EXCEPTION_TYPES: tuple[str, ...] = (
-    "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "ZeroDivisionError",
+    "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "ZeroDivisionError", "RuntimeError",
     "WorkflowError", "AskFailed", "WorldError", "ArtifactError", "BudgetExceeded",
 )
 BUILTIN_CONSTANTS: tuple[str, ...] = ("None", "True", "False")
@@ -112,6 +112,10 @@ METHODS: dict[str, tuple[str, ...]] = {
     "int": INT_METHODS,
     "float": FLOAT_METHODS,
     "match": MATCH_METHODS,
+    # The live views dict.keys()/values()/items() return (runtime/views.py).
+    "dict_keys": ("isdisjoint",),
+    "dict_values": (),
+    "dict_items": ("isdisjoint",),
 }
 # Attributes that are never allowed, with the hint: they turn data into a sandbox escape.
 FORBIDDEN_METHODS: dict[str, str] = {"format": "str-format", "format_map": "str-format"}

@@ -24,6 +24,7 @@ from .sandbox import (BINARY, charge, charge_walk, check_int, check_items, check
                       display, dwf_repr, iterable, limit_error, to_json, work)
 from .values import (BuiltinFunction, DwfIterator, ExceptionType, MatchValue, Module, OrderedSet, ScriptFunction,
                      type_name)
+from .views import DictView
 
 _CALLABLE = (ScriptFunction, BuiltinFunction)
 
@@ -81,7 +82,7 @@ def _materialize(interp, value) -> list:
 def b_len(interp, args, kwargs):
     _no_kwargs("len", kwargs)
     (value,) = args
-    if isinstance(value, (str, list, tuple, dict, OrderedSet, range)):
+    if isinstance(value, (str, list, tuple, dict, OrderedSet, range, DictView)):
         return len(value)
     raise ScriptError("TypeError", f"object of type '{type_name(value)}' has no len()")
 
@@ -128,9 +129,7 @@ def b_dict(interp, args, kwargs):
             charge(interp.limits, work(source))
             result.update(source)
         else:
-            for pair in _materialize(interp, source):
-                key, value = pair
-                result[key] = value
+            result.update(_materialize(interp, source))  # CPython's own pair checks and messages
     result.update(kwargs)
     return check_items(result, interp.limits)
 
@@ -194,10 +193,9 @@ def b_zip(interp, args, kwargs):
 def b_reversed(interp, args, kwargs):
     _no_kwargs("reversed", kwargs)
     (value,) = args
-    if isinstance(value, (list, tuple, str, range)):
+    if isinstance(value, (list, tuple, str, range, dict, DictView)):
+        # Live, as in CPython: a dict (or view) that changes size meanwhile raises RuntimeError.
         return DwfIterator(_metered(interp.limits, reversed(value)), "reversed")
-    if isinstance(value, dict):
-        return DwfIterator(_metered(interp.limits, reversed(list(value))), "reversed")
     raise ScriptError("TypeError", f"'{type_name(value)}' object is not reversible")
 
 
@@ -208,7 +206,12 @@ def b_minmax(name, python):
         extra = {"key": key} if key else {}
         if "default" in kwargs:
             extra["default"] = kwargs["default"]
-        items = _materialize(interp, args[0]) if len(args) == 1 else args
+        items = args
+        if len(args) == 1:
+            # A container is iterated live (a `key=` that changes the dict raises RuntimeError,
+            # as in CPython); a lazy iterator is collected within the size limit first.
+            items = _iterable(interp, args[0])
+            items = _materialize(interp, items) if type(items) is DwfIterator else items
         charge_walk(interp.limits, items)  # each item is compared about once
         return python(items, **extra) if len(args) == 1 else python(*args, **extra)
     return impl

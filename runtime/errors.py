@@ -23,6 +23,7 @@ SCRIPT_EXCEPTION_PARENTS: dict[str, str | None] = {
     "KeyError": "Exception",
     "IndexError": "Exception",
     "ZeroDivisionError": "Exception",
+    "RuntimeError": "Exception",  # e.g. a dict or set changed size while it was iterated
     "WorkflowError": "Exception",
     "AskFailed": "WorkflowError",
     "WorldError": "WorkflowError",

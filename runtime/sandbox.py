@@ -33,6 +33,7 @@ from .limits import Limits
 from .records import Record
 from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable,
                      MatchValue, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, type_name)
+from .views import VIEW_NAMES, VIEW_TYPES, DictItemsView, DictValuesView, DictView
 
 PYTHON_TO_DWF = {
     ZeroDivisionError: "ZeroDivisionError", KeyError: "KeyError", IndexError: "IndexError",
@@ -40,9 +41,9 @@ PYTHON_TO_DWF = {
     UnicodeError: "ValueError", AttributeError: "TypeError",
 }
 # The values a script can iterate (`for`, unpacking, `*args`, `list(...)`, `l += ...`).
-ITERABLES = (list, tuple, str, dict, OrderedSet, range, DwfIterator)
+ITERABLES = (list, tuple, str, dict, OrderedSet, range, DwfIterator, *VIEW_TYPES)
 _METHOD_TYPES = {str: "str", list: "list", dict: "dict", ReadOnlyMapping: "dict", tuple: "tuple", int: "int",
-                 float: "float", OrderedSet: "set"}
+                 float: "float", OrderedSet: "set", **{view: view.type_name for view in VIEW_TYPES}}
 _ALLOWED = {kind: frozenset(names) for kind, names in B.METHODS.items()}
 _READONLY_REFUSED = frozenset({"clear", "pop", "popitem", "setdefault", "update"})
 
@@ -53,6 +54,7 @@ _INTERNAL_NAMES = {
     "ScriptFunction": "function", "LazyAwaitable": "awaitable", "ActorHandle": "Agent", "BuiltinFunction": "builtin_function",
     "BoundMethod": "builtin_function", "OrderedSet": "set", "ExceptionType": "type", "Facade": "facade", "Module": "module",
     "DwfIterator": "iterator", "MatchValue": "re.Match", "Record": "record", "ReadOnlyMapping": "dict", "ScriptError": "Exception",
+    **VIEW_NAMES,
 }
 _INTERNAL_NAME = re.compile(r"'(" + "|".join(_INTERNAL_NAMES) + r")'")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -67,6 +69,11 @@ def to_script_error(error: BaseException) -> ScriptError | None:
     """The DWF exception value for a Python exception an allowed operation raised."""
     if isinstance(error, ScriptError):
         return error
+    if type(error) is RuntimeError:
+        # A dict or set changed while it was iterated: CPython's own check and message. Any
+        # other RuntimeError is not the script's (None: an internal error).
+        message = str(error)
+        return ScriptError("RuntimeError", message) if message.endswith("during iteration") else None
     for python_type, name in PYTHON_TO_DWF.items():
         if isinstance(error, python_type):
             if isinstance(error, KeyError) and len(error.args) == 1:
@@ -162,7 +169,7 @@ def charge(limits: Limits | RunLimits, steps: int) -> None:
             raise limit_error("steps", limits)
 
 
-_CONTAINERS = (list, tuple, dict, OrderedSet, ReadOnlyMapping, range)
+_CONTAINERS = (list, tuple, dict, OrderedSet, ReadOnlyMapping, range, *VIEW_TYPES)
 
 
 def work(value: Any) -> int:
@@ -229,7 +236,8 @@ def check_tuple(value: tuple, limits: Limits) -> tuple:
 
 
 # Containers that C code walks item by item when it compares, renders or encodes a value.
-_NESTABLE = frozenset({list, tuple, dict, OrderedSet, ReadOnlyMapping, Record})
+_NESTABLE = frozenset({list, tuple, dict, OrderedSet, ReadOnlyMapping, Record, *VIEW_TYPES})
+_VIEWS = frozenset(VIEW_TYPES)
 
 
 def expanded_size(value: Any, cap: int) -> int:
@@ -252,6 +260,8 @@ def expanded_size(value: Any, cap: int) -> int:
             items = list(node.fields.values())
         elif type(node) in (dict, ReadOnlyMapping):
             items = [*node.keys(), *node.values()]
+        elif type(node) in _VIEWS:
+            items = [node.backing]  # a view shows (at most) what its dict holds
         else:
             items = node
         total = 1 + len(items)
@@ -363,6 +373,8 @@ def _add(a: Any, b: Any, limits: Limits) -> Any:
 def _sub(a: Any, b: Any, limits: Limits) -> Any:
     if type(a) is int and type(b) is int:
         return check_int(a - b, limits)
+    if type(a) in _SET_OPERANDS or type(b) in _VIEWS:
+        _charge_set_operands(a, b, limits)
     return a - b
 
 
@@ -372,20 +384,31 @@ def _lshift(a: Any, b: Any, limits: Limits) -> Any:
     return a << b
 
 
-def _union(fn):
-    """`|` and `^` of sets and dicts can make a container larger than either operand."""
-    def apply(a, b, limits):
+_SET_OPERANDS = frozenset({OrderedSet, *VIEW_TYPES})
+
+
+def _charge_set_operands(a: Any, b: Any, limits: Limits) -> None:
+    """Set operators read both operands; with an items view they also compare its values."""
+    if type(a) is DictItemsView or type(b) is DictItemsView:
+        charge_walk(limits, a, b)
+    else:
         charge(limits, work(a) + work(b))
+
+
+def _union(fn):
+    """`|` and `^` of sets, dict views and dicts can make a container larger than either operand."""
+    def apply(a, b, limits):
+        _charge_set_operands(a, b, limits)
         return check_value(fn(a, b), limits)
     return apply
 
 
 def _sized(fn):
-    """`&` and `-` of sets read both operands."""
+    """`&` of sets (and of dict views, on either side) reads both operands."""
     def apply(a, b, limits):
-        if type(a) is OrderedSet:
-            charge(limits, work(a) + work(b))
-        return fn(a, b, limits) if fn is _sub else fn(a, b)
+        if type(a) in _SET_OPERANDS or type(b) in _VIEWS:
+            _charge_set_operands(a, b, limits)
+        return fn(a, b)
     return apply
 
 
@@ -406,7 +429,7 @@ def _plain(fn):
 BINARY = {
     "+": _add, "*": _mul, "/": _truediv, "//": _plain(operator.floordiv),
     "%": _mod, "**": _pow, "<<": _lshift, ">>": _plain(operator.rshift), "&": _sized(operator.and_),
-    "|": _union(operator.or_), "^": _union(operator.xor), "-": _sized(_sub),
+    "|": _union(operator.or_), "^": _union(operator.xor), "-": _sub,
 }
 
 
@@ -475,6 +498,12 @@ def _contains(a, b, limits):
             charge_walk(limits, a, times=len(b))
     elif type(b) is str:
         charge(limits, work(b))
+    elif type(b) is DictValuesView:  # a linear scan, as in a list
+        charge_walk(limits, b)
+        if type(a) in _NESTABLE:
+            charge_walk(limits, a, times=len(b))
+    elif type(b) is DictItemsView:  # one lookup, then the value compared with `a`'s
+        charge_walk(limits, a)
     return _in(a, b)
 
 
@@ -495,6 +524,8 @@ def format_value(value: Any, spec: str, limits: Limits) -> str:
         if len(number) > 9 or int(number) > limits.string_bytes:
             raise limit_error("string_bytes", limits)
     if not isinstance(value, (str, int, float, bool)) and value is not None:
+        if spec and type(value) in _CONTAINERS:
+            raise ScriptError("TypeError", f"unsupported format string passed to {type_name(value)}.__format__")
         if spec:
             raise ScriptError("TypeError", f"format spec {spec!r} cannot be applied to {type_name(value)}")
         return display(value, limits)
@@ -567,6 +598,18 @@ def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -
         if isinstance(value, tuple) and len(value) == 1:
             put(",")
         put(closing)
+        seen.discard(id(value))
+    elif type(value) in _VIEWS:
+        if id(value) in seen:  # a view inside its own dict: CPython shows `...`
+            put("...")
+            return
+        seen.add(id(value))
+        put(value.type_name + "([")
+        for index, item in enumerate(value):
+            if index:
+                put(", ")
+            _repr_into(item, out, seen, budget, limits)
+        put("])")
         seen.discard(id(value))
     elif isinstance(value, range):
         put(f"range({value.start}, {value.stop})" if value.step == 1 else f"range({value.start}, {value.stop}, {value.step})")
@@ -641,6 +684,9 @@ def _to_json(value: Any, what: str, depth: int, budget: list, nodes: list) -> An
         return out
     if isinstance(value, Record):
         return _to_json(value.to_json(), what, depth + 1, budget, nodes)
+    if isinstance(value, DictView):
+        raise ScriptError("TypeError", f"the {what} contains a {value.type_name} view, which is not JSON data; "
+                          f"make it a list first: `list(d.{value.type_name.removeprefix('dict_')}())`")
     raise ScriptError("TypeError", f"the {what} contains {type_name(value)} ({dwf_repr(value)}), which is not JSON data")
 
 

@@ -92,6 +92,8 @@ def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: di
             if type(source) is not DwfIterator and len(receiver) + len(source) > limits.items:
                 raise sandbox.limit_error("items", limits)
             args = [source if type(source) is list else list(source)]
+    elif kind is DictItemsView and name == "isdisjoint":  # compares the dict's values with the argument's
+        sandbox.charge_walk(limits, receiver, *args)
     if name not in CONSTANT_TIME_METHODS.get(kind, ()):
         sandbox.charge(limits, sandbox.work(receiver))
     if name in ("extend", "update"):

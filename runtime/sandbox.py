@@ -33,7 +33,7 @@ from .limits import Limits
 from .records import Record
 from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable,
                      MatchValue, Module, OrderedSet, ReadOnlyMapping, ScriptFunction, type_name)
-from .views import VIEW_NAMES, VIEW_TYPES, DictItemsView, DictValuesView, DictView
+from .views import VIEW_NAMES, VIEW_TYPES, DictItemsView, DictKeysView, DictValuesView, DictView
 
 PYTHON_TO_DWF = {
     ZeroDivisionError: "ZeroDivisionError", KeyError: "KeyError", IndexError: "IndexError",
@@ -260,8 +260,10 @@ def expanded_size(value: Any, cap: int) -> int:
             items = list(node.fields.values())
         elif type(node) in (dict, ReadOnlyMapping):
             items = [*node.keys(), *node.values()]
-        elif type(node) in _VIEWS:
-            items = [node.backing]  # a view shows (at most) what its dict holds
+        elif type(node) in _VIEWS:  # what the view shows of its dict (an items view: keys and values)
+            backing = node.backing
+            items = [*backing] if type(node) is DictKeysView else [*backing.values()] if type(node) is DictValuesView \
+                else [*backing, *backing.values()]
         else:
             items = node
         total = 1 + len(items)

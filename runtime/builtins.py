@@ -211,7 +211,12 @@ def b_minmax(name, python):
             # A container is iterated live (a `key=` that changes the dict raises RuntimeError,
             # as in CPython); a lazy iterator is collected within the size limit first.
             items = _iterable(interp, args[0])
-            items = _materialize(interp, items) if type(items) is DwfIterator else items
+            if type(items) is DwfIterator:
+                items = _materialize(interp, items)
+            elif len(items) > interp.limits.items:
+                raise limit_error("items", interp.limits)
+            else:
+                charge(interp.limits, work(items))
         charge_walk(interp.limits, items)  # each item is compared about once
         return python(items, **extra) if len(args) == 1 else python(*args, **extra)
     return impl

@@ -162,7 +162,10 @@ def _checked(pairs: Iterator, check: Callable[[tuple], tuple]) -> Iterator:
     # The dict's iterator is made before this generator starts, so a change between `iter()`
     # and the first item is seen, as with CPython's view iterators.
     for pair in pairs:
-        yield check(pair)
+        key, value = pair
+        if type(key) is tuple or type(value) is tuple:  # only nested tuples need the check
+            check(pair)
+        yield pair
 
 
 def _is_set_like(value: Any) -> bool:

@@ -12,9 +12,11 @@ defines the walk's state (scope, phase, loop depth, facts, sites).
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Callable
 
 import libcst as cst
+from libcst.metadata import CodePosition
 
 from dwf.grammar import builtins as B
 from dwf.grammar import facade as F
@@ -125,10 +127,26 @@ class ExpressionLowering:
             else:
                 conversion = part.conversion if part.conversion else None
                 spec = None
+                if part.equal is not None:
+                    # `f"{x = }"` shows the expression's source text as written, `=` and
+                    # whitespace included, then `repr` unless a conversion or a spec is given
+                    # (with a spec and no conversion CPython formats the value itself).
+                    out.append(self._self_documenting_text(part))
+                    if conversion is None and part.format_spec is None:
+                        conversion = "r"
                 if part.format_spec is not None:
                     spec = ir.FString(self.span(part), tuple(_merge_text(self._fstring_content(part.format_spec, prefix, quote))))
                 out.append(ir.FormattedValue(self.span(part), self.expr(part.expression), conversion, spec))
         return out
+
+    def _self_documenting_text(self, part: cst.FormattedStringExpression) -> str:
+        """CPython's text for `{expr=}`: the source from after `{` through `=` and the
+        whitespace after it, exactly as written (generated code would lose line indentation)."""
+        source = self.parsed.source
+        end = self.positions[part.equal].end
+        after = _PYTHON_SPACES.match(source.text, source.line_offsets[end.line - 1] + end.column).end() - \
+            source.line_offsets[end.line - 1]
+        return source.text_between(self.positions[part].start, CodePosition(end.line, after))[1:]
 
     def attribute(self, node: cst.Attribute) -> ir.Expr:
         span = self.span(node)
@@ -464,6 +482,9 @@ class ExpressionLowering:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+_PYTHON_SPACES = re.compile(r"[ \t\n\r\x0b\x0c]*")  # what CPython skips after `=` in `{x = }`
 
 
 def _merge_text(parts: list) -> list:

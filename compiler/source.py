@@ -9,6 +9,7 @@ points), not bytes and not tab stops: the same convention as CPython's `SyntaxEr
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -51,6 +52,18 @@ class SourceFile:
     @cached_property
     def lines(self) -> list[str]:
         return self.text.splitlines()
+
+    @cached_property
+    def line_offsets(self) -> list[int]:
+        """Where each line starts in `text`, with lines broken as libcst (and CPython) break
+        them: at `\\r\\n`, `\\r` or `\\n` only."""
+        return [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", self.text)]
+
+    def text_between(self, start, end) -> str:
+        """The source text from one libcst `CodePosition` to another, newlines as `\\n`."""
+        offsets = self.line_offsets
+        text = self.text[offsets[start.line - 1] + start.column:offsets[end.line - 1] + end.column]
+        return text.replace("\r\n", "\n").replace("\r", "\n")
 
     @cached_property
     def sha256(self) -> str:

@@ -413,6 +413,10 @@ METHODS: dict[str, tuple[str, ...]] = {
     "OrderedDict": ORDEREDDICT_METHODS,
     "deque": DEQUE_METHODS,
     "namedtuple": NAMEDTUPLE_METHODS,
+    # The live views dict.keys()/values()/items() return (runtime/views.py).
+    "dict_keys": ("isdisjoint",),
+    "dict_values": (),
+    "dict_items": ("isdisjoint",),
 }
 # Members of METHODS that are data read from a value, not methods: `x.real`, `r.start`. A type
 # name with one of them (`int.real`) is not a function value.

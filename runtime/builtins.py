@@ -25,6 +25,7 @@ from .sandbox import (BINARY, COMPARE, charge, charge_walk, check_frozenset, che
 from .stdlib_modules import standard_modules
 from .values import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, FrozenSet, Module,
                      OrderedSet, ScriptFunction, UnboundMethod, type_name)
+from .views import DictView
 
 _CALLABLE = (ScriptFunction, BuiltinFunction)
 
@@ -82,7 +83,7 @@ def _materialize(interp, value) -> list:
 def b_len(interp, args, kwargs):
     _no_kwargs("len", kwargs)
     (value,) = args
-    if isinstance(value, (str, list, tuple, dict, OrderedSet, FrozenSet, range, DequeValue)):
+    if isinstance(value, (str, list, tuple, dict, OrderedSet, FrozenSet, range, DequeValue, DictView)):
         return len(value)
     raise ScriptError("TypeError", f"object of type '{type_name(value)}' has no len()")
 
@@ -236,10 +237,9 @@ def b_zip(interp, args, kwargs):
 def b_reversed(interp, args, kwargs):
     _no_kwargs("reversed", kwargs)
     (value,) = args
-    if isinstance(value, (list, tuple, str, range, DequeValue)):
+    if isinstance(value, (list, tuple, str, range, dict, DictView, DequeValue)):
+        # Live, as in CPython: a dict (or view) that changes size meanwhile raises RuntimeError.
         return DwfIterator(_metered(interp.limits, reversed(value)), "reversed")
-    if isinstance(value, dict):
-        return DwfIterator(_metered(interp.limits, reversed(list(value))), "reversed")
     raise ScriptError("TypeError", f"'{type_name(value)}' object is not reversible")
 
 
@@ -250,7 +250,17 @@ def b_minmax(name, python):
         extra = {"key": key} if key else {}
         if "default" in kwargs:
             extra["default"] = kwargs["default"]
-        items = _materialize(interp, args[0]) if len(args) == 1 else args
+        items = args
+        if len(args) == 1:
+            # A container is iterated live (a `key=` that changes the dict raises RuntimeError,
+            # as in CPython); a lazy iterator is collected within the size limit first.
+            items = _iterable(interp, args[0])
+            if type(items) is DwfIterator:
+                items = _materialize(interp, items)
+            elif len(items) > interp.limits.items:
+                raise limit_error("items", interp.limits)
+            else:
+                charge(interp.limits, work(items))
         charge_walk(interp.limits, items)  # each item is compared about once
         return python(items, **extra) if len(args) == 1 else python(*args, **extra)
     return impl

@@ -9,6 +9,7 @@ is built, and `str.maketrans`."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from . import sandbox
@@ -18,6 +19,7 @@ from .errors import ScriptError
 from .frames import _bounded_list
 from .limits import Limits
 from .values import (BoundMethod, DwfIterator, FrozenSet, OrderedSet, ScriptFunction, UnboundMethod, type_name)
+from .views import DictItemsView, DictKeysView, DictValuesView
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -111,7 +113,7 @@ GROWING_METHODS = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs", 
 # charged the receiver's size, and `extend`/`update` the size of what they add.
 CONSTANT_TIME_METHODS = {
     list: frozenset({"append", "pop", "extend"}), str: frozenset({"startswith", "endswith"}),
-    dict: frozenset({"get", "pop", "setdefault", "popitem", "update"}),
+    dict: frozenset({"get", "pop", "setdefault", "popitem", "update", "keys", "values", "items"}),
     OrderedSet: frozenset({"add", "discard", "remove", "pop", "update"}),
     range: frozenset({"index", "count"}), slice: frozenset({"indices"}),  # of an int: arithmetic (else below)
 }
@@ -151,6 +153,8 @@ def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: di
             if type(source) is not DwfIterator and len(receiver) + len(source) > limits.items:
                 raise sandbox.limit_error("items", limits)
             args = [source if type(source) is list else list(source)]
+    elif kind is DictItemsView and name == "isdisjoint":  # compares the dict's values with the argument's
+        sandbox.charge_walk(limits, receiver, *args)
     if name not in CONSTANT_TIME_METHODS.get(kind, ()) or (kind is range and args and type(args[0]) is not int):
         sandbox.charge(limits, sandbox.work(receiver))
     if name in ("extend", "update"):
@@ -167,12 +171,13 @@ def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: di
     if result_kind is list:
         sandbox.charge(limits, sandbox.work(result))
         return sandbox.check_items(result, limits)
-    if result_kind is _KEYS_VIEW or result_kind is _VALUES_VIEW:
-        sandbox.charge(limits, len(result) // sandbox.ITEMS_PER_STEP)
-        return list(result)  # views would expose live Python objects; a list is plain data
+    # Python's views never reach the script: it gets DWF's live views of the same dict.
+    if result_kind is _KEYS_VIEW:
+        return DictKeysView(receiver)
+    if result_kind is _VALUES_VIEW:
+        return DictValuesView(receiver)
     if result_kind is _ITEMS_VIEW:
-        sandbox.charge(limits, len(result) // sandbox.ITEMS_PER_STEP)
-        return [sandbox.check_tuple(pair, limits) for pair in result]
+        return DictItemsView(receiver, partial(sandbox.check_tuple, limits=limits))
     if result_kind is tuple:
         return sandbox.check_tuple(result, limits)  # str.partition, dict.popitem()
     if result_kind is set:

@@ -17,8 +17,9 @@ from .limits import Limits
 from .values import DwfIterator, ReadOnlyMapping, ScriptObject, type_name
 
 
+# RuntimeError: a dict or set changed size during iteration (see `sandbox.to_script_error`).
 _PYTHON_ERRORS = (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError,
-                  AttributeError, UnicodeError)
+                  AttributeError, UnicodeError, RuntimeError)
 
 
 class _Break(BaseException):
@@ -156,6 +157,8 @@ def _out_of_memory() -> FatalError:
 
 
 def _convert(error: BaseException) -> ScriptError:
+    if isinstance(error, RecursionError):
+        raise error  # not a script exception: the statement it ends reports the recursion limit
     converted = sandbox.to_script_error(error)
     if converted is None:
         raise FatalError("InternalError", f"{type(error).__name__}: {error}")
@@ -204,7 +207,7 @@ def _del_item(container: Any, index: Any) -> None:
     if isinstance(container, (list, dict, DequeValue)):
         del container[index]
         return
-    raise ScriptError("TypeError", f"'{type_name(container)}' object does not support item deletion")
+    raise ScriptError("TypeError", f"'{type_name(container)}' object doesn't support item deletion")
 
 
 def _has_effects(value: Any) -> bool:

@@ -36,6 +36,7 @@ from .records import Record
 from .values import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, FrozenSet,
                      LazyAwaitable, Module, NativeValue, OrderedSet, ReadOnlyMapping, ScriptFunction, ScriptObject,
                      UnboundMethod, type_name)
+from .views import VIEW_NAMES, VIEW_TYPES, DictItemsView, DictKeysView, DictValuesView, DictView
 
 PYTHON_TO_DWF = {
     ZeroDivisionError: "ZeroDivisionError", KeyError: "KeyError", IndexError: "IndexError",
@@ -43,11 +44,12 @@ PYTHON_TO_DWF = {
     UnicodeError: "ValueError", AttributeError: "AttributeError",
 }
 # The values a script can iterate (`for`, unpacking, `*args`, `list(...)`, `l += ...`).
-ITERABLES = (list, tuple, str, dict, OrderedSet, FrozenSet, range, DwfIterator, DequeValue)
+ITERABLES = (list, tuple, str, dict, OrderedSet, FrozenSet, range, DwfIterator, DequeValue, *VIEW_TYPES)
 _METHOD_TYPES = {str: "str", list: "list", dict: "dict", ReadOnlyMapping: "dict", tuple: "tuple", int: "int",
                  float: "float", OrderedSet: "set", FrozenSet: "frozenset", range: "range", slice: "slice"}
 # The builtin type names whose methods a script may reference through the type (`str.lower`).
 TYPES_WITH_METHODS = frozenset(_METHOD_TYPES.values())
+_METHOD_TYPES.update({view: view.type_name for view in VIEW_TYPES})
 _ALLOWED = {kind: frozenset(names) for kind, names in B.METHODS.items()}
 _READONLY_REFUSED = frozenset({"clear", "pop", "popitem", "setdefault", "update"})
 
@@ -60,6 +62,7 @@ _INTERNAL_NAMES = {
     "DwfIterator": "iterator", "MatchValue": "re.Match", "PatternValue": "re.Pattern", "Record": "record", "ReadOnlyMapping": "dict", "ScriptError": "Exception",
     "FrozenSet": "frozenset", "UnboundMethod": "method_descriptor",
     **INTERNAL_NAMES,
+    **VIEW_NAMES,
 }
 _INTERNAL_NAME = re.compile(r"'(" + "|".join(_INTERNAL_NAMES) + r")'")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -74,6 +77,11 @@ def to_script_error(error: BaseException) -> ScriptError | None:
     """The DWF exception value for a Python exception an allowed operation raised."""
     if isinstance(error, ScriptError):
         return error
+    if type(error) is RuntimeError:
+        # A dict or set changed while it was iterated: CPython's own check and message. Any
+        # other RuntimeError is not the script's (None: an internal error).
+        message = str(error)
+        return ScriptError("RuntimeError", message) if message.endswith("during iteration") else None
     for python_type, name in PYTHON_TO_DWF.items():
         if isinstance(error, python_type):
             if isinstance(error, KeyError) and len(error.args) == 1:
@@ -197,7 +205,7 @@ def charge(limits: Limits | RunLimits, steps: int) -> None:
             raise limit_error("steps", limits)
 
 
-_CONTAINERS = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, range, *CONTAINER_TYPES})
+_CONTAINERS = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, range, *CONTAINER_TYPES, *VIEW_TYPES})
 
 
 def work(value: Any) -> int:
@@ -283,8 +291,10 @@ def _check_hashable_nesting(value: Any, limits: Limits) -> None:
 
 
 # Containers that C code walks item by item when it compares, renders or encodes a value.
-_NESTABLE = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, Record, slice, *CONTAINER_TYPES})
+_NESTABLE = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, Record, slice, *CONTAINER_TYPES,
+                       *VIEW_TYPES})
 _DICTS = frozenset({dict, ReadOnlyMapping, *DICT_TYPES})
+_VIEWS = frozenset(VIEW_TYPES)
 
 
 def expanded_size(value: Any, cap: int) -> int:
@@ -309,6 +319,10 @@ def expanded_size(value: Any, cap: int) -> int:
             items = [*node.keys(), *node.values()]
         elif type(node) is slice:
             items = [node.start, node.stop, node.step]
+        elif type(node) in _VIEWS:  # what the view shows of its dict (an items view: keys and values)
+            backing = node.backing
+            items = [*backing] if type(node) is DictKeysView else [*backing.values()] if type(node) is DictValuesView \
+                else [*backing, *backing.values()]
         else:
             items = node
         total = 1 + len(items)
@@ -422,6 +436,8 @@ def _add(a: Any, b: Any, limits: Limits) -> Any:
 def _sub(a: Any, b: Any, limits: Limits) -> Any:
     if type(a) is int and type(b) is int:
         return check_int(a - b, limits)
+    if type(a) in _SET_OPERANDS or type(b) in _VIEWS:
+        _charge_set_operands(a, b, limits)
     return a - b
 
 
@@ -431,19 +447,30 @@ def _lshift(a: Any, b: Any, limits: Limits) -> Any:
     return a << b
 
 
-def _union(fn):
-    """`|` and `^` of sets and dicts can make a container larger than either operand."""
-    def apply(a, b, limits):
+_SET_OPERANDS = frozenset({OrderedSet, FrozenSet, *VIEW_TYPES})
+
+
+def _charge_set_operands(a: Any, b: Any, limits: Limits) -> None:
+    """Set operators read both operands; with an items view they also compare its values."""
+    if type(a) is DictItemsView or type(b) is DictItemsView:
+        charge_walk(limits, a, b)
+    else:
         charge(limits, work(a) + work(b))
+
+
+def _union(fn):
+    """`|` and `^` of sets, dict views and dicts can make a container larger than either operand."""
+    def apply(a, b, limits):
+        _charge_set_operands(a, b, limits)
         return check_value(fn(a, b), limits)
     return apply
 
 
 def _sized(fn):
-    """`&` and `-` of sets read both operands."""
+    """`&` of sets (and of dict views, on either side) reads both operands."""
     def apply(a, b, limits):
-        if type(a) is OrderedSet or type(a) is FrozenSet:
-            charge(limits, work(a) + work(b))
+        if type(a) in _SET_OPERANDS or type(b) in _VIEWS:
+            _charge_set_operands(a, b, limits)
         return fn(a, b, limits) if fn is _sub else fn(a, b)
     return apply
 
@@ -467,7 +494,7 @@ def _plain(fn):
 BINARY = {
     "+": _add, "*": _mul, "/": _truediv, "//": _plain(operator.floordiv),
     "%": _mod, "**": _pow, "<<": _lshift, ">>": _plain(operator.rshift), "&": _sized(operator.and_),
-    "|": _union(operator.or_), "^": _union(operator.xor), "-": _sized(_sub),
+    "|": _union(operator.or_), "^": _union(operator.xor), "-": _sub,
 }
 
 
@@ -549,6 +576,12 @@ def _contains(a, b, limits):
             charge_walk(limits, a, times=len(b))
     elif type(b) is str:
         charge(limits, work(b))
+    elif type(b) is DictValuesView:  # a linear scan, as in a list
+        charge_walk(limits, b)
+        if type(a) in _NESTABLE:
+            charge_walk(limits, a, times=len(b))
+    elif type(b) is DictItemsView:  # one lookup, then the value compared with `a`'s
+        charge_walk(limits, a)
     return _in(a, b)
 
 
@@ -580,7 +613,7 @@ def format_value(value: Any, spec: str, limits: Limits) -> str:
 
 
 # Plain data whose `format` with a spec fails with CPython's message.
-_DATA_TYPES = frozenset({list, tuple, dict, ReadOnlyMapping, OrderedSet, FrozenSet, range, slice})
+_DATA_TYPES = frozenset({list, tuple, dict, ReadOnlyMapping, OrderedSet, FrozenSet, range, slice, *VIEW_TYPES})
 _DEFAULT_LIMITS = Limits()
 
 
@@ -670,6 +703,18 @@ def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -
             put(", " if index else "")
             _repr_into(part, out, seen, budget, limits)
         put(")")
+    elif type(value) in _VIEWS:
+        if id(value) in seen:  # a view inside its own dict: CPython shows `...`
+            put("...")
+            return
+        seen.add(id(value))
+        put(value.type_name + "([")
+        for index, item in enumerate(value):
+            if index:
+                put(", ")
+            _repr_into(item, out, seen, budget, limits)
+        put("])")
+        seen.discard(id(value))
     elif isinstance(value, range):
         put(f"range({value.start}, {value.stop})" if value.step == 1 else f"range({value.start}, {value.stop}, {value.step})")
     elif isinstance(value, ScriptError):
@@ -743,6 +788,9 @@ def _to_json(value: Any, what: str, depth: int, budget: list, nodes: list) -> An
         return out
     if isinstance(value, Record):
         return _to_json(value.to_json(), what, depth + 1, budget, nodes)
+    if isinstance(value, DictView):
+        raise ScriptError("TypeError", f"the {what} contains a {value.type_name} view, which is not JSON data; "
+                          f"make it a list first: `list(d.{value.type_name.removeprefix('dict_')}())`")
     raise ScriptError("TypeError", f"the {what} contains {type_name(value)} ({dwf_repr(value)}), which is not JSON data")
 
 

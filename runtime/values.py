@@ -13,6 +13,26 @@ from __future__ import annotations
 from typing import Any, Awaitable, Callable, Iterable, Iterator
 
 
+def _sets_only(operator: Callable) -> Callable:
+    def apply(self, other):
+        if isinstance(other, FrozenSet):
+            other = other.items
+        elif not isinstance(other, OrderedSet):
+            return NotImplemented
+        return operator(self, other)
+    return apply
+
+
+def _set_items(items: Iterator) -> Iterator:
+    """A set's items in order. The backing dict's iterator detects a change during iteration
+    but names a dictionary; the message becomes CPython's for sets."""
+    try:
+        yield from items
+    except RuntimeError as error:
+        raise RuntimeError("Set changed size during iteration" if "size" in str(error)
+                           else "Set changed during iteration") from None
+
+
 class OrderedSet:
     """A set that iterates in insertion order (LANGUAGE §4), backed by a dict."""
 
@@ -22,7 +42,7 @@ class OrderedSet:
         self._items: dict = dict.fromkeys(items)
 
     def __iter__(self) -> Iterator:
-        return iter(self._items)
+        return _set_items(iter(self._items))
 
     def __len__(self) -> int:
         return len(self._items)
@@ -41,31 +61,45 @@ class OrderedSet:
         return "{" + ", ".join(repr(i) for i in self._items) + "}" if self._items else "set()"
 
     # Operators (|, &, -, ^, <=, <, >=, >) keep the left operand's order, then the right's.
+    # They take sets only; for anything else NotImplemented lets Python try the other operand
+    # (a dict view: `{1} | d.keys()`) or raise CPython's "unsupported operand" TypeError.
+    @_sets_only
     def __or__(self, other): return OrderedSet([*self, *_as_set(other)])
+    @_sets_only
     def __and__(self, other):
         other = _as_set(other)
         return OrderedSet(i for i in self if i in other)
+    @_sets_only
     def __sub__(self, other):
         other = _as_set(other)
         return OrderedSet(i for i in self if i not in other)
+    @_sets_only
     def __xor__(self, other):
         other = _as_set(other)
         return OrderedSet([*(i for i in self if i not in other), *(i for i in other if i not in self)])
+    @_sets_only
     def __le__(self, other): return all(i in _as_set(other) for i in self)
+    @_sets_only
     def __lt__(self, other): return self <= other and len(self) < len(_as_set(other))
+    @_sets_only
     def __ge__(self, other): return _as_set(other) <= self
+    @_sets_only
     def __gt__(self, other): return _as_set(other) < self
 
     # In-place operators mutate the set, so every alias sees the change (as in CPython).
+    @_sets_only
     def __ior__(self, other):
         self._items.update(dict.fromkeys(_as_set(other)))
         return self
+    @_sets_only
     def __iand__(self, other):
         self._items = (self & other)._items
         return self
+    @_sets_only
     def __isub__(self, other):
         self._items = (self - other)._items
         return self
+    @_sets_only
     def __ixor__(self, other):
         self._items = (self ^ other)._items
         return self
@@ -462,8 +496,13 @@ def type_name(value: Any) -> str:
         return value.type_name
     if isinstance(value, ExceptionType):
         return "type"
-    return {int: "int", float: "float", str: "str", list: "list", tuple: "tuple", dict: "dict",
-            ReadOnlyMapping: "dict", range: "range", slice: "slice", Facade: "facade", Module: "module"}.get(type(value), "object")
+    name = {int: "int", float: "float", str: "str", list: "list", tuple: "tuple", dict: "dict",
+            ReadOnlyMapping: "dict", range: "range", slice: "slice", Facade: "facade", Module: "module"}.get(type(value))
+    if name is None:
+        from .views import DictView  # deferred: views build on this module
+
+        name = value.type_name if isinstance(value, DictView) else "object"
+    return name
 
 
 def class_name(value: Any) -> str:

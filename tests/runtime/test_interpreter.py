@@ -318,6 +318,19 @@ def test_traceback_from_async_function() -> None:
     assert "line 4, col 1, in <script>" in result.traceback
 
 
+@pytest.mark.parametrize("body, message, line", [
+    ("d = {'a': 1}\nfor k in d.keys():\n    d[k * 2] = 0", "RuntimeError: dictionary changed size during iteration", 2),
+    ("s = {1}\nn = 0\nfor x in s:\n    s.add(x + 1)", "RuntimeError: Set changed size during iteration", 3),
+    ("def prune(d):\n    return {k: d.pop(k) for k in d}\nprune({'a': 1, 'b': 2})", "RuntimeError: dictionary changed size during iteration", 2),
+])
+def test_traceback_of_changed_size_during_iteration(body: str, message: str, line: int) -> None:
+    """Changing what a loop iterates is a script exception naming the loop's line, as in CPython."""
+    result = run(body)
+    assert result.error == message
+    assert f"line {line}, col" in result.traceback
+    assert "InternalError" not in result.traceback and "File \"" not in result.traceback
+
+
 # ---------------------------------------------------------------- catchable versus fatal
 
 

@@ -31,8 +31,6 @@ Adding one: write `<name>.dwf.py` from the guide alone, run `dwfc check` on it a
 result, fix it, write the fixture (and args), then run
 `.venv/bin/python -m pytest tests/authoring -q -n 0`.
 
-`NEEDS` names workflows that use a feature another branch of issue #11 adds; their tests are
-strict xfails until that branch is merged (an unexpected pass fails, so the mark gets removed).
 """
 
 from __future__ import annotations
@@ -55,7 +53,6 @@ PARALLEL_RUNS = 4  # runs spend their time in `pytest` and scripted delays; keep
 RUN_TIMEOUT_S = 300
 
 # Workflow name -> the feature (added on another branch of issue #11) it needs to check clean.
-NEEDS: dict[str, str] = {}
 
 
 def name_of(path: Path) -> str:
@@ -63,8 +60,7 @@ def name_of(path: Path) -> str:
 
 
 def params():
-    marks = lambda name: [pytest.mark.xfail(strict=True, reason=f"needs {NEEDS[name]}")] if name in NEEDS else []
-    return [pytest.param(w, id=name_of(w), marks=marks(name_of(w))) for w in WORKFLOWS]
+    return [pytest.param(w, id=name_of(w)) for w in WORKFLOWS]
 
 
 @dataclass
@@ -115,7 +111,6 @@ def test_every_file_belongs_to_a_workflow():
         assert path.name.removesuffix(suffix) in names, f"{path.name} belongs to no workflow"
     for name in names:
         assert (HERE / f"{name}.fixture.json").is_file(), f"{name} has no fixture"
-    assert set(NEEDS) <= names, "NEEDS names a workflow that does not exist"
 
 
 @pytest.mark.parametrize("workflow", params())

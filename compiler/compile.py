@@ -19,6 +19,7 @@ from .effects import check_script
 from .kind_checks import check_kinds
 from .lower import Lowerer
 from .parse import parse
+from .repeated_actors import check_repeated_helper_actors
 from .rules.internal import InternalError
 from .rules.syntax import SourceNotUtf8
 from .scopes import ASSIGN
@@ -69,6 +70,7 @@ def compile_source(text: str, path: str = "<script>") -> CompileResult:
         body = lowerer.lower_module()
         check_script(lowerer)
         check_kinds(body, lowerer.schemas, _arg_types(lowerer.meta_value), source, sink)
+        check_repeated_helper_actors(body, sink)
     except RecursionError:
         sink.report(InternalError, Span.point(1, 1), stage="lowering", detail="the script is nested too deeply to analyze")
     except Exception as error:  # a compiler bug must not become a traceback for the user

@@ -171,7 +171,7 @@ class FacadeCallChecks:
             pattern = _pattern(lowerer, name_node)
         in_loop = lowerer.loop_depth > 0
         if literal and in_loop:
-            lowerer.report(E.LiteralActorNameInLoop, name_node, name=literal)
+            lowerer.report(E.LiteralActorNameInLoop, name_node, name=literal, where="once per iteration")
         lowerer.facts.actors.append(ActorFact(self.site, lowerer.span(self.node), literal or None, pattern, in_loop,
                                                lowerer.span(name_node) if name_node is not None else None))
         self.actor = pattern

@@ -295,11 +295,14 @@ class DuplicateActorName(Rule):
 class LiteralActorNameInLoop(Rule):
     """
     ## What it does
-    Reports an `agent()` with a literal name inside a loop, a comprehension or a fan-out.
+    Reports an `agent()` with a literal name inside a loop, a comprehension or a fan-out, or
+    inside a script function that runs more than once: one called in a loop, a comprehension or
+    a join, called from two places, passed as a value (a `pipeline` stage, a `map` callback), or
+    called by such a function.
 
     ## Why is this bad?
     The call runs once per element, so the second element would create a second actor with the
-    same name and fail the run with `DuplicateActorName`.
+    same name and fail the run with `DuplicateActorName`, after the asks before it were paid for.
 
     ## Example
     ```python
@@ -316,7 +319,7 @@ class LiteralActorNameInLoop(Rule):
 
     code = "DWF311"
     name = "literal-actor-name-in-loop"
-    message = "This `agent()` runs once per iteration but its name \"{name}\" is a fixed string"
+    message = "This `agent()` runs {where} but its name \"{name}\" is a fixed string"
     help = "build a per-item name such as f\"{name}-{{item}}\", create the actor before the loop, or drop the name"
 
 

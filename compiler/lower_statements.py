@@ -316,6 +316,8 @@ class StatementLowering:
             allowed = B.TYPING_NAMES
         elif module == "dwf":
             allowed = tuple(sorted(F.FACADE_NAMES))
+        elif module == "__future__":  # CPython's own parser has checked its place; DWF has no use for it
+            allowed = B.FUTURE_FEATURES
         elif module in B.MODULES:
             allowed = B.MODULES[module]
         else:

@@ -275,6 +275,9 @@ NOT_OFFERED_NAMES: dict[str, tuple[str, str]] = {
 # annotations as models write them (`List[X]`, `Dict[str, X]`, `Tuple[X, ...]` also build
 # result types, exactly as `list[X]` and so on; `Any`, `Callable`, `Set`, `FrozenSet`,
 # `Iterable`, `Sequence` and `Mapping` are refused inside result types with a hint).
+# `from __future__ import annotations` is accepted and changes nothing: DWF never evaluates
+# annotations at run time anyway.
+FUTURE_FEATURES: tuple[str, ...] = ("annotations",)
 TYPING_NAMES: tuple[str, ...] = (
     "TypedDict", "Literal", "NotRequired", "Required", "Optional", "Union", "Annotated",
     "List", "Dict", "Tuple", "Set", "FrozenSet", "Any", "Callable", "Iterable", "Sequence", "Mapping",

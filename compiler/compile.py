@@ -69,7 +69,8 @@ def compile_source(text: str, path: str = "<script>") -> CompileResult:
     try:
         body = lowerer.lower_module()
         check_script(lowerer)
-        check_kinds(body, lowerer.schemas, _arg_types(lowerer.meta_value), source, sink)
+        check_kinds(body, lowerer.schemas, _arg_types(lowerer.meta_value), source, sink,
+                    typeddicts=lowerer.typeddict_bodies())
         check_repeated_helper_actors(body, sink)
     except RecursionError:
         sink.report(InternalError, Span.point(1, 1), stage="lowering", detail="the script is nested too deeply to analyze")

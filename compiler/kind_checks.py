@@ -9,7 +9,10 @@ time, and the help says what to write instead.
 - `DWF207` an attribute a str, list, dict, set, tuple, int, float, record or actor does not
   have, with the name models reach for (`MISTAKEN_ATTRIBUTES`) or a close match;
 - `DWF214` a subscript of a record or an actor;
-- `DWF212` a call of a script function whose arguments do not fit its parameters.
+- `DWF212` a call of a script function whose arguments do not fit its parameters;
+- `DWF215` a read of a literal key a TypedDict result does not declare (`r["score"]`,
+  `r.get("score")`): its schema is closed, so the key is never there;
+- `DWF329` a `world.run` argument whose kind is known and is not `str`.
 
 A check fires only when every alternative of the kind fails, so a value of unknown kind is
 never reported. Code that handles the very error a check predicts, inside `try:` with an
@@ -27,7 +30,8 @@ from . import kinds as K
 from .diagnostics import DiagnosticSink
 from .kind_inference import KindInference, ScopeInfo, children
 from .kinds import Kind
-from .not_offered import attribute_hint, receiver_name, record_subscript_hint, subscript_hint
+from .not_offered import (attribute_hint, command_argument_hint, receiver_name, record_subscript_hint,
+                          result_description, result_key_hint, subscript_hint)
 from .rules import effects as E
 from .rules import names as N
 from .source import SourceFile, Span
@@ -35,12 +39,14 @@ from .source import SourceFile, Span
 JOINS = frozenset({"parallel", "gather", "pipeline"})
 TEXT_LIMIT = 48
 # What each check's failure raises at run time, for the `except` clauses that expect it.
-RAISES = {"DWF207": "AttributeError", "DWF213": "AttributeError", "DWF212": "TypeError", "DWF214": "TypeError"}
+RAISES = {"DWF207": "AttributeError", "DWF213": "AttributeError", "DWF212": "TypeError", "DWF214": "TypeError",
+          "DWF215": "KeyError", "DWF329": "TypeError"}
 
 
 def check_kinds(body: tuple[ir.Stmt, ...], schemas: dict, arg_types: dict[str, str] | None,
-                source: SourceFile, sink: DiagnosticSink) -> None:
-    KindChecks(KindInference(body, schemas, arg_types), source, sink).run(body)
+                source: SourceFile, sink: DiagnosticSink, typeddicts: dict[str, dict] | None = None) -> None:
+    """`typeddicts`: the canonical schema of each TypedDict, to name the TypedDict of a result."""
+    KindChecks(KindInference(body, schemas, arg_types, typeddicts), source, sink).run(body)
 
 
 class KindChecks:
@@ -269,16 +275,35 @@ class KindChecks:
             self.missing_await(node.value, scope, "before it is subscripted")
             return
         kind = self.inference.kind(node.value, scope)
+        key = node.index.value if type(node.index) is ir.Const and isinstance(node.index.value, str) else None
+        if key is not None:
+            self.result_key(node.value, key, node.index.span, scope)
         if kind is None or kind.is_union or kind.name not in K.RECORD_KINDS:
             return
         text = self.text(node.value)
-        key = node.index.value if type(node.index) is ir.Const and isinstance(node.index.value, str) else None
         self.report(N.RecordSubscript, node.span, text=text, what=K.describe(kind), hint=record_subscript_hint(kind, key, text))
+
+    def result_key(self, value, key: str, span: Span, scope: ScopeInfo, method: str = "") -> None:
+        """`value[key]` (or `value.get(key)`) where `value` is a TypedDict result without `key`.
+        Writes need no check: a name that is ever written to is no longer closed."""
+        kind = self.inference.kind(value, scope)
+        if kind is None or kind.is_union or kind.name != "dict" or not kind.closed or key in kind.field_names():
+            return
+        self.report(N.UnknownResultKey, span, text=self.text(value), what=result_description(kind), key=key,
+                    hint=result_key_hint(kind, key, method))
 
     # ------------------------------------------------------------ calls
 
     def call(self, node: ir.Call, scope: ScopeInfo) -> None:
         func = node.func
+        if type(func) is ir.Attribute and func.attr == "get" and node.args and type(node.args[0]) is ir.Const \
+                and isinstance(node.args[0].value, str):
+            # No `KeyError` to catch here: the default is silently returned.
+            self.caught.append(frozenset())
+            try:
+                self.result_key(func.value, node.args[0].value, node.args[0].span, scope, method="get")
+            finally:
+                self.caught.pop()
         if type(func) is ir.Name and func.scope == ir.BUILTIN and func.id != "isinstance":
             self._arguments_need_values(node, scope, f"`{func.id}()`")
         elif type(func) is ir.Attribute and type(func.value) is ir.Name and func.value.scope == ir.MODULE:
@@ -305,6 +330,8 @@ class KindChecks:
     def facade_call(self, node: ir.FacadeCall, scope: ScopeInfo) -> None:
         if node.op in JOINS:
             return
+        if node.op == "world.run":
+            self.command_arguments(node, scope)
         callee = f"`{node.op}()`"
         for index, arg in enumerate(node.args):
             if node.op == "report" and index == 0 and type(arg) in (ir.FacadeCall, ir.Call):
@@ -314,6 +341,42 @@ class KindChecks:
             if node.op == "report" and keyword.name == "item" and type(keyword.value) in (ir.FacadeCall, ir.Call):
                 continue
             self.need_value(keyword.value, scope, f"before it is passed to {callee}")
+
+    def command_arguments(self, node: ir.FacadeCall, scope: ScopeInfo) -> None:
+        """The items of `world.run(cmd, args)`: each one whose kind is known must be a str."""
+        given = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.name == "args"), None)
+        if given is None:
+            return
+        if type(given) in (ir.List, ir.Tuple):
+            for item in given.elts:
+                if type(item) is ir.Starred:
+                    self.command_argument(item.value, K.element(self.inference.kind(item.value, scope)), scope, "*")
+                else:
+                    self.command_argument(item, self.inference.kind(item, scope), scope)
+            return
+        kind = self.inference.kind(given, scope)
+        if kind is not None and not kind.is_union and kind.name in ("list", "tuple"):
+            self.command_argument(given, K.element(kind), scope, "[]")
+
+    def command_argument(self, node, kind: Kind | None, scope: ScopeInfo, spread: str = "") -> None:
+        """Report `node` (one argument, or a list of them when `spread`: "*" inside the list,
+        "[]" for the whole list) when every alternative of `kind` (the argument's, or the
+        items') is known and none is a str (JSON data may be one)."""
+        if kind is None or any(k.name in ("str", "json") for k in K.alternatives(kind)):
+            return
+        if kind.name == "awaitable":
+            if not spread:
+                self.missing_await(node, scope, "before it is passed to `world.run()`")
+            return
+        text = self.text(node)
+        if spread:
+            what = "a list of " + " or ".join(f"`{k.name}`" for k in K.alternatives(kind))
+            self.report(E.CommandArgumentNotStr, node.span, text=text, what=what,
+                        hint=f"convert each item: `{'*' if spread == '*' else ''}[str(a) for a in {text}]`")
+            return
+        literal = node.value if type(node) is ir.Const else None
+        self.report(E.CommandArgumentNotStr, node.span, text=text, what=K.describe(kind),
+                    hint=command_argument_hint(kind, text, literal))
 
     def check_arguments(self, node: ir.Call, name: str, params: tuple[ir.Param, ...]) -> None:
         """A call of a script function against its parameters; the first problem is reported."""

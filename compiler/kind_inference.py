@@ -19,7 +19,7 @@ comprehension), then kinds are computed on demand and memoized.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dwf.grammar import facade as F
 
@@ -103,8 +103,11 @@ class ScopeInfo:
 class KindInference:
     """Kinds of the expressions of one script's IR; see the module docstring."""
 
-    def __init__(self, body: tuple[ir.Stmt, ...], schemas: dict[str, object], arg_types: dict[str, str] | None):
+    def __init__(self, body: tuple[ir.Stmt, ...], schemas: dict[str, object], arg_types: dict[str, str] | None,
+                 typeddicts: dict[str, dict] | None = None):
         self.schemas = schemas
+        self.typeddict_name = K.typeddict_names(typeddicts or {})
+        self.typeddicts = frozenset(typeddicts or ())
         self.arg_types = arg_types or {}
         self.module = ScopeInfo("module", None)
         self.scopes: dict[int, ScopeInfo] = {}  # id(def, lambda or comprehension node) -> its scope
@@ -474,7 +477,9 @@ class KindInference:
 
     def _facade_call(self, node: ir.FacadeCall, scope: ScopeInfo) -> Kind | None:
         if node.op == "ask":
-            result = K.from_schema(self.schemas.get(node.schema)) if node.schema else K.STR
+            result = K.from_schema(self.schemas.get(node.schema), name_of=self.typeddict_name) if node.schema else K.STR
+            if node.schema in self.typeddicts and result is not None and result.closed:
+                result = replace(result, type_name=node.schema)  # `returns=A` names A, whatever shares its fields
             return K.awaitable_of(result)
         member = F.BY_QUALIFIED.get(node.op)
         if member is None:

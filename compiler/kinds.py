@@ -12,7 +12,10 @@ everything, so a check that needs a kind never fires on a value the compiler can
   `ArtifactRef`) and `Agent`; `re.Pattern` (`re.compile`) and `re.Match`;
 - `json`: any JSON value (an untyped `json.loads`, a `json` run argument); a dict that comes from
   an ask, `json.loads` or `args` is a `dict` whose `origin` says so, with its declared `fields`
-  when a `returns=` type gives them;
+  when a `returns=` type gives them; a dict whose schema is closed (a TypedDict:
+  `additionalProperties: false`) is `closed`, holds no key but its `fields`, and carries the
+  TypedDict's name (`type_name`) when the schema is the body of exactly one of the script's
+  TypedDicts;
 - `awaitable` with the kind of its result (`of`): an ask, an awaitable facade call or a call of
   an `async def`, before `await`;
 - `function` (a `def` or `lambda`), and unions of up to `MAX_ALTERNATIVES` of the above.
@@ -24,6 +27,8 @@ for *every* alternative.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from dwf.grammar import builtins as B
@@ -44,6 +49,8 @@ class Kind:
     fields: tuple[tuple[str, Kind | None], ...] | None = None  # the declared fields of a JSON dict
     alts: frozenset[Kind] | None = None  # the alternatives of a union
     origin: str = ""  # where JSON data comes from: "ask", "json", "args" ("" otherwise)
+    closed: bool = False  # a dict that has no keys but its `fields` (a TypedDict result)
+    type_name: str = ""  # the TypedDict a closed dict validates against, when known
 
     @property
     def is_union(self) -> bool:
@@ -129,19 +136,22 @@ def _join_same(a: Kind, b: Kind) -> Kind | None:
         items = tuple(join(x, y) for x, y in zip(a.items, b.items))
     of = join(a.of, b.of) if a.items is None and b.items is None else None
     fields = a.fields if a.fields == b.fields else None
+    closed = a.closed and b.closed and fields is not None
     return Kind(a.name, of=of, key=join(a.key, b.key), items=items, fields=fields,
-                origin=a.origin if a.origin == b.origin else "")
+                origin=a.origin if a.origin == b.origin else "", closed=closed,
+                type_name=a.type_name if closed and a.type_name == b.type_name else "")
 
 
 def without_elements(kind: Kind | None) -> Kind | None:
-    """The kind of a container that may have been changed: its elements are no longer known."""
+    """The kind of a container that may have been changed: its elements are no longer known,
+    and a closed dict may have gained keys."""
     if kind is None:
         return None
     if kind.is_union:
         return Kind("union", alts=frozenset(without_elements(k) for k in kind.alts))
     if kind.name in ("list", "set", "dict", "tuple", "iterable"):
         fields = tuple((name, None) for name, _ in kind.fields) if kind.fields else kind.fields
-        return replace(kind, of=None, key=None, items=None, fields=fields)
+        return replace(kind, of=None, key=None, items=None, fields=fields, closed=False)
     return kind
 
 
@@ -163,12 +173,30 @@ def parse_type(text: str) -> Kind | None:
     return None
 
 
-def from_schema(schema: object, origin: str = "ask") -> Kind | None:
-    """The kind of a value that validates against a JSON Schema (an ask's `returns=`)."""
+def schema_identity(schema: Mapping) -> str:
+    """A text that two object schemas share when they describe the same TypedDict (their
+    descriptions and the root's `$schema`/`$defs` aside)."""
+    return json.dumps({k: v for k, v in schema.items() if k not in ("description", "$schema", "$defs")},
+                      sort_keys=True)
+
+
+def typeddict_names(bodies: Mapping[str, Mapping]) -> Callable[[Mapping], str]:
+    """A function giving the name of the TypedDict whose canonical body (`bodies`: name ->
+    body) an object schema is, or "" when none is, or several are (same fields, same types)."""
+    by_identity: dict[str, str] = {}
+    for name, body in bodies.items():
+        identity = schema_identity(body)
+        by_identity[identity] = "" if identity in by_identity else name
+    return lambda schema: by_identity.get(schema_identity(schema), "") if by_identity else ""
+
+
+def from_schema(schema: object, origin: str = "ask", name_of: Callable[[Mapping], str] | None = None) -> Kind | None:
+    """The kind of a value that validates against a JSON Schema (an ask's `returns=`);
+    `name_of` names the TypedDict of an object schema (`typeddict_names`)."""
     if not isinstance(schema, dict):
         return None
     if "anyOf" in schema and isinstance(schema["anyOf"], list):
-        return join_all(from_schema(s, origin) for s in schema["anyOf"]) if schema["anyOf"] else None
+        return join_all(from_schema(s, origin, name_of) for s in schema["anyOf"]) if schema["anyOf"] else None
     if "enum" in schema and isinstance(schema["enum"], list) and schema["enum"]:
         return join_all(_constant_kind(v) for v in schema["enum"])
     if "const" in schema:
@@ -176,11 +204,14 @@ def from_schema(schema: object, origin: str = "ask") -> Kind | None:
     kind = schema.get("type")
     if kind == "object":
         properties = schema.get("properties")
-        fields = tuple((name, from_schema(sub, origin)) for name, sub in properties.items()) \
+        fields = tuple((name, from_schema(sub, origin, name_of)) for name, sub in properties.items()) \
             if isinstance(properties, dict) and properties else None
-        return Kind("dict", key=STR, of=JSON, fields=fields, origin=origin)
+        closed = fields is not None and schema.get("additionalProperties") is False \
+            and "patternProperties" not in schema
+        return Kind("dict", key=STR, of=JSON, fields=fields, origin=origin, closed=closed,
+                    type_name=name_of(schema) if closed and name_of is not None else "")
     if kind == "array":
-        return Kind("list", of=from_schema(schema.get("items"), origin) if "items" in schema else JSON)
+        return Kind("list", of=from_schema(schema.get("items"), origin, name_of) if "items" in schema else JSON)
     if kind in ("string", "integer", "boolean", "null"):
         return {"string": STR, "integer": INT, "boolean": BOOL, "null": NONE}[kind]
     return None  # numbers (int or float), references, anything richer

@@ -101,6 +101,10 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
     def code(self, node: cst.CSTNode) -> str:
         return self.parsed.module.code_for_node(node)
 
+    def typeddict_bodies(self) -> dict[str, dict]:
+        """The canonical schema of each TypedDict of the script (see `SchemaBuilder`)."""
+        return self._schema_builder.typeddict_bodies() if self._schema_builder is not None else {}
+
     # ------------------------------------------------------------ program
 
     def lower_module(self) -> tuple[ir.Stmt, ...]:

@@ -144,3 +144,38 @@ def record_subscript_hint(kind: Kind, key: str | None, text: str) -> str:
     if key in fields:
         return f"read its fields as attributes: `{text}.{key}`"
     return f"read its fields as attributes: {', '.join(f'`{text}.{f}`' for f in fields)}"
+
+
+# ---------------------------------------------------------------- result keys and command arguments
+
+
+def result_description(kind: Kind) -> str:
+    """How `DWF215` names a closed dict: "a `Verdict` result", or "a typed ask result"."""
+    if not kind.type_name:
+        return "a typed ask result"
+    return f"{'an' if kind.type_name[0] in 'AEIOUaeiou' else 'a'} `{kind.type_name}` result"
+
+
+def result_key_hint(kind: Kind, key: str, method: str = "") -> str:
+    """The help for a key a closed dict (a TypedDict result) does not declare: a close match,
+    or the keys it has."""
+    fields = kind.field_names()
+    close = difflib.get_close_matches(key, fields, n=1)
+    hint = f"did you mean `{close[0]}`?" if close else f"its keys are: {', '.join(fields)}"
+    if method == "get":
+        return f"{hint} (`.get(\"{key}\")` can only ever return its default)"
+    return hint
+
+
+def command_argument_hint(kind: Kind, text: str, literal: object = None) -> str:
+    """The help for a `world.run` argument of `kind` (source text `text`, the constant
+    `literal` when it is one) that is not a str."""
+    if literal is not None and kind.name in ("int", "float"):
+        return f"write it as a string: `\"{literal}\"`"
+    if kind.name in ("int", "float", "bool"):
+        return f"convert it: `str({text})`, or use an f-string"
+    if kind.name in ("list", "tuple", "set", "iterable") and K.element(kind) == K.STR:
+        return f"spread its items into the list: `*{text}`"
+    if kind.name == "None":
+        return "pass a string, or leave the argument out"
+    return "pass a string built from it (an f-string, or `json.dumps(...)` for data)"

@@ -140,6 +140,20 @@ class SchemaBuilder(TypeExpressionTranslator):
             return None
         self._results[key] = result
         return result
+    def typeddict_bodies(self) -> dict[str, dict]:
+        """The canonical object schema of every well-formed TypedDict that is inlined where it
+        is used (the recursive ones are `$ref`s), for naming the TypedDict of a result."""
+        self.check_declarations()
+        bodies: dict[str, dict] = {}
+        for name in self._typeddicts:
+            if name in self._recursive:
+                continue
+            try:
+                bodies[name] = self._canon(SchemaRef(name), set())
+            except _Broken:
+                continue
+        return bodies
+
     # ------------------------------------------------------------------ TypedDict declarations
 
     def _declare(self, name: str) -> _Decl:

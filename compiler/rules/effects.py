@@ -783,3 +783,31 @@ class MissingAwait(Rule):
     name = "missing-await"
     message = "`{text}` needs `await` {use}"
     help = "{hint}"
+
+
+class CommandArgumentNotStr(Rule):
+    """
+    ## What it does
+    Reports an argument of `world.run(cmd, args)` that is known not to be a string: a number
+    (`["log", "-n", 3]`), a run argument declared `integer` or `boolean`, the result of `len()`,
+    `None`, a list. Arguments of unknown kind are not reported.
+
+    ## Why is this bad?
+    A command gets its arguments as strings; DWF does not convert them, and `world.run` raises
+    `TypeError` when the run reaches it.
+
+    ## Example
+    ```python
+    result = await world.run("git", ["log", "-n", args["count"]])
+    ```
+
+    ## Use instead
+    ```python
+    result = await world.run("git", ["log", "-n", str(args["count"])])
+    ```
+    """
+
+    code = "DWF329"
+    name = "command-argument-not-str"
+    message = "`world.run` arguments must be strings: `{text}` is {what}"
+    help = "{hint}"

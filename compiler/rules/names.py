@@ -484,3 +484,43 @@ class RecordSubscript(Rule):
     name = "record-subscript"
     message = "`{text}` is {what}, which cannot be subscripted"
     help = "{hint}"
+
+
+class UnknownResultKey(Rule):
+    """
+    ## What it does
+    Reports a read of a literal key that the TypedDict of a typed ask result does not declare.
+    That is `r["score"]` or `r.get("score")` where `r = await a.ask(..., returns=Verdict)` and
+    `Verdict` has no field `score`. It follows the result's fields (`r["meta"]["x"]`) and the
+    elements of its lists (`for f in r["findings"]: f["sevrity"]`). `NotRequired` fields are
+    declared; writing a new key (`r["note"] = ...`), `"score" in r` and results of a dict
+    schema or of unknown kind are not reported.
+
+    ## Why is this bad?
+    A TypedDict result is validated against a closed schema (`additionalProperties: false`):
+    it never holds a key its TypedDict does not declare, so `r["score"]` always raises
+    `KeyError`, after the ask was paid for, and `r.get("score")` always gives its default.
+
+    ## Example
+    ```python
+    class Verdict(TypedDict):
+        verdict: str
+        reasons: list[str]
+
+    r = await reviewer.ask(f"Review {path}.", returns=Verdict)
+    if r["verdit"] == "reject":
+        log(r["reasons"])
+    ```
+
+    ## Use instead
+    ```python
+    r = await reviewer.ask(f"Review {path}.", returns=Verdict)
+    if r["verdict"] == "reject":
+        log(r["reasons"])
+    ```
+    """
+
+    code = "DWF215"
+    name = "unknown-result-key"
+    message = "`{text}` is {what}, which has no key `{key}`"
+    help = "{hint}"

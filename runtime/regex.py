@@ -234,6 +234,32 @@ def compiled(interp, pattern: PatternValue) -> re.Pattern:
     return pattern.compiled
 
 
+def group_depth(pattern: str) -> int:
+    """How deeply the groups of `pattern` nest (escapes and character classes skipped). CPython
+    parses nested groups recursively, so a pattern nested thousands deep takes long before it
+    ends in a RecursionError; DWF bounds the nesting by the recursion limit instead."""
+    depth = deepest = 0
+    index, size = 0, len(pattern)
+    while index < size:
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "[":  # a class: `]` first (or after `^`) is a literal
+            index += 2 if pattern.startswith("^", index + 1) else 1
+            if pattern.startswith("]", index):
+                index += 1
+            while index < size and pattern[index] != "]":
+                index += 2 if pattern[index] == "\\" else 1
+        elif char == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == ")":
+            depth = max(0, depth - 1)
+        index += 1
+    return deepest
+
+
 def compile_pattern(interp, pattern: Any, flags: Any, cache: dict) -> PatternValue:
     """The pattern value for `pattern` (a str or a pattern value) and `flags`; compiled once
     per run for each (text, flags)."""
@@ -256,6 +282,8 @@ def compile_pattern(interp, pattern: Any, flags: Any, cache: dict) -> PatternVal
         return known
     limits = interp.limits
     charge(limits, work(pattern))
+    if group_depth(pattern) > limits.recursion:  # refused at once, not after a slow deep parse
+        raise limit_error("recursion", limits)
     if in_process():
         real = guarded(limits, lambda: bounded(limits, compile_quietly, pattern, flags))
         value = PatternValue(pattern, real.flags, real.groups, dict(real.groupindex), real)

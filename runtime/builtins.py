@@ -19,6 +19,7 @@ from .errors import ScriptError, is_subclass
 from .exceptions import json_decode_error
 from .formatting import FORMATTING_BUILTINS
 from .json_text import json_dumps
+from .module_support import callback
 from .records import Record
 from .sandbox import (BINARY, COMPARE, charge, charge_walk, check_frozenset, check_int, check_items, check_string,
                       check_tuple, display, dwf_repr, iterable, limit_error, work)
@@ -31,20 +32,9 @@ _CALLABLE = (ScriptFunction, BuiltinFunction)
 
 
 def _fn(interp, value):
-    """Wrap a script or builtin function for use inside a builtin (key=, map, filter). The call
-    is made on behalf of the frame that called the builtin, so recursion through `map`/`key=`
-    counts against the recursion limit like any other call, and every call is a step."""
-    if value is None:
-        return None
-    frame = interp.caller
-
-    def call(*args):
-        if not isinstance(value, ScriptFunction):  # script functions count their own call
-            interp.steps += 1
-            if interp.steps > interp.limits.steps:
-                raise interp.step_limit()
-        return interp.call_sync(value, list(args), {}, frame)
-    return call
+    """Wrap a script or builtin function for use inside a builtin (key=, map, filter): see
+    `module_support.callback`; None stays None."""
+    return None if value is None else callback(interp, value)
 
 
 def _metered(limits, items):

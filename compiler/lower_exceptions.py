@@ -21,6 +21,7 @@ from dwf.grammar import facade as F
 
 from . import ir
 from .rules import syntax as X
+from .scopes import dotted_name
 
 # Class names that read as exceptions (`RetryError`, `ReviewFailed`): their diagnostics speak of
 # exception classes even when the base is misspelt.
@@ -58,7 +59,7 @@ class ExceptionClassLowering:
     def is_exception_like(self, node: cst.ClassDef) -> bool:
         """An exception class, or a class that reads like one (`class RetryError(Exceptoin)`), so
         its diagnostics speak of exception classes, never of TypedDicts."""
-        bases = [_dotted(b.value) for b in node.bases]
+        bases = [dotted_name(b.value) for b in node.bases]
         return self.has_exception_base(node) or any(n.endswith(EXCEPTION_SUFFIXES) for n in [node.name.value, *bases]) \
             or any(difflib.get_close_matches(b, B.EXCEPTION_TYPES, n=1, cutoff=0.8) for b in bases)
 
@@ -84,8 +85,8 @@ class ExceptionClassLowering:
         base_expr = None
         if positional:
             base = positional[0]
-            if isinstance(base, cst.Attribute) and (_dotted(base.value), base.attr.value) in B.MODULE_EXCEPTION_TYPES:
-                self.report(X.ExceptionClassShape, base, detail=f"`{_dotted(base)}` cannot be subclassed: its "
+            if isinstance(base, cst.Attribute) and (dotted_name(base.value), base.attr.value) in B.MODULE_EXCEPTION_TYPES:
+                self.report(X.ExceptionClassShape, base, detail=f"`{dotted_name(base)}` cannot be subclassed: its "
                             "exceptions carry the parser's position", hint=f"derive from `ValueError`: `class {name}(ValueError):`")
             else:
                 base_expr = self.expr(base)
@@ -118,14 +119,6 @@ class ExceptionClassLowering:
         if base_expr is None:
             return None
         return ir.ExceptionClass(self.span(node), name, base_expr)
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""
 
 
 def _class_body(node: cst.ClassDef) -> list[cst.CSTNode]:

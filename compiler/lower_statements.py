@@ -26,7 +26,7 @@ from .rules import effects as E
 from .rules import names as N
 from .rules import schemas as S
 from .rules import syntax as X
-from .scopes import Binding, Scope, collect
+from .scopes import Binding, Scope, collect, dotted_name
 from .source import Span
 
 AUGMENTED_OPS = {
@@ -279,7 +279,7 @@ class StatementLowering:
             self.report(X.NotTopLevel, node, what="Imports")
         result = None
         for alias in node.names:
-            module = _dotted(alias.name)
+            module = dotted_name(alias.name)
             root = module.split(".")[0]
             bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else root
             if module in B.MODULES:
@@ -290,7 +290,7 @@ class StatementLowering:
                 self._report_bad_module(alias.name, module)
         if len(node.names) > 1:
             self.report(N.ImportNotAllowed, node.names[1].name, detail="Import one module per statement",
-                        help=f"write {' and '.join(f'`import {_dotted(a.name)}`' for a in node.names)} on separate lines")
+                        help=f"write {' and '.join(f'`import {dotted_name(a.name)}`' for a in node.names)} on separate lines")
         return result
 
     def _report_bad_module(self, node: cst.CSTNode, module: str) -> None:
@@ -307,7 +307,7 @@ class StatementLowering:
             self.report(X.UnsupportedStatement, node.relative[0], construct="relative import",
                         hint=f"a DWF script is self-contained; only {IMPORTABLE} can be imported")
             return None
-        module = _dotted(node.module) if node.module is not None else ""
+        module = dotted_name(node.module) if node.module is not None else ""
         if isinstance(node.names, cst.ImportStar):
             self.report(X.UnsupportedStatement, node.names, construct="import *",
                         hint="name what you import, e.g. `from typing import TypedDict, Literal`")
@@ -325,7 +325,7 @@ class StatementLowering:
             return None
         members = []
         for alias in node.names:
-            name = _dotted(alias.name)
+            name = dotted_name(alias.name)
             if name in allowed:
                 bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
                 members.append((name, bound))
@@ -397,7 +397,7 @@ class StatementLowering:
         name = node.name.value
         for decorator in node.decorators:
             self.report(X.Decorator, decorator)
-        if any(_dotted(base.value).split(".")[-1] == "NamedTuple" for base in node.bases if base.keyword is None):
+        if any(dotted_name(base.value).split(".")[-1] == "NamedTuple" for base in node.bases if base.keyword is None):
             fields = [s.body[0].target.value for s in getattr(node.body, "body", ())
                       if isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.AnnAssign)
                       and isinstance(s.body[0].target, cst.Name)]
@@ -474,14 +474,6 @@ class StatementLowering:
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""
 
 
 def assigned_name(node: cst.Assign) -> str | None:

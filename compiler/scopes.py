@@ -137,17 +137,17 @@ class BindingCollector(cst.CSTVisitor):
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
-            module = _dotted(alias.name)
+            module = dotted_name(alias.name)
             bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else module.split(".")[0]
             self.scope.bind(bound, Binding(IMPORT_MODULE, node, detail=module))
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        module = _dotted(node.module) if node.module is not None else ""
+        module = dotted_name(node.module) if node.module is not None else ""
         if isinstance(node.names, cst.ImportStar):
             return
         kind = IMPORT_TYPING if module == "typing" else IMPORT_DWF if module == "dwf" else IMPORT_MODULE
         for alias in node.names:
-            imported = _dotted(alias.name)
+            imported = dotted_name(alias.name)
             bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else imported
             self.scope.bind(bound, Binding(kind, node, detail=imported))
 
@@ -161,11 +161,12 @@ class BindingCollector(cst.CSTVisitor):
             self._bind_target(target.value, node, None)
 
 
-def _dotted(node: cst.BaseExpression) -> str:
+def dotted_name(node: cst.BaseExpression) -> str:
+    """`a.b.c` for a dotted name (an import's module, an attribute chain), else ""."""
     if isinstance(node, cst.Name):
         return node.value
     if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
+        return f"{dotted_name(node.value)}.{node.attr.value}"
     return ""
 
 

@@ -86,7 +86,7 @@ def dwfc_command() -> list[str]:
     script = Path(sys.executable).with_name("dwfc")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-m", "dwf.runtime.cli"]
+    return [sys.executable, "-m", "dwf.runtime.cli.main"]
 
 
 @dataclass
@@ -153,8 +153,8 @@ def measure_stages(text: str, path: str, repeats: int) -> dict[str, float]:
     import libcst as cst
 
     from dwf.compiler.diagnostics import DiagnosticSink
-    from dwf.compiler.effects import check_script
-    from dwf.compiler.lower import Lowerer
+    from dwf.compiler.effect_rules import check_script
+    from dwf.compiler.lower.lowerer import Lowerer
     from dwf.compiler.parse import parse
     from dwf.compiler.source import SourceFile
 

@@ -15,7 +15,7 @@ benchmark runs, alternately and in the same run, two whole processes with the sa
 - plan:  `dwfc plan FILE` (text format: compile, data flow, temporal walk, graphs, plan, text)
 
 When the installed `dwfc` does not have the `plan` subcommand yet, the plan process is
-`python -m dwf.runtime.cli_plan plan FILE`, the same handler behind a parser of its own; the
+`python -m dwf.runtime.cli.plan plan FILE`, the same handler behind a parser of its own; the
 section says which one ran. Wall and CPU time come from `os.wait4` (see `bench/check.py`);
 figures are medians; the ratio is plan / check. A second table splits one in-process plan into
 compile and the approval-screen stages, so a regression can be located. The target from the
@@ -55,7 +55,7 @@ def plan_command() -> tuple[list[str], str]:
     done = subprocess.run(dwfc + ["plan", "--help"], capture_output=True, text=True, timeout=120)
     if done.returncode == 0:
         return dwfc + ["plan"], "`dwfc plan FILE`"
-    return [sys.executable, "-m", "dwf.runtime.cli_plan", "plan"], "`python -m dwf.runtime.cli_plan plan FILE`"
+    return [sys.executable, "-m", "dwf.runtime.cli.plan", "plan"], "`python -m dwf.runtime.cli.plan plan FILE`"
 
 
 def measure(files: dict[int, Path], repeats: dict[int, int]) -> tuple[list[dict], str]:
@@ -90,11 +90,11 @@ def measure(files: dict[int, Path], repeats: dict[int, int]) -> tuple[list[dict]
 def measure_stages(text: str, path: str, repeats: int) -> dict[str, float]:
     """Median CPU seconds per stage of one in-process plan."""
     from dwf.compiler.compile import compile_source
-    from dwf.compiler.dataflow import analyze
-    from dwf.compiler.graphs import build_graphs
-    from dwf.compiler.plan import build_plan
-    from dwf.compiler.plan_text import render_text
-    from dwf.compiler.trace import walk
+    from dwf.compiler.plan.dataflow import analyze
+    from dwf.compiler.plan.graphs import build_graphs
+    from dwf.compiler.plan.document import build_plan
+    from dwf.compiler.plan.text import render_text
+    from dwf.compiler.plan.trace import walk
 
     samples: dict[str, list[float]] = {stage: [] for stage in STAGES}
     clock = time.process_time

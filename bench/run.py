@@ -35,11 +35,11 @@ use_project_interpreter(__file__)
 
 import anyio  # noqa: E402
 
-from dwf.runtime.engine import Engine, StartRequest  # noqa: E402
-from dwf.runtime.scripted import ScriptedAgentPort, parse_fixture  # noqa: E402
-from dwf.runtime.interpreter import Interpreter  # noqa: E402
+from dwf.runtime.engine.engine import Engine, StartRequest  # noqa: E402
+from dwf.runtime.ports.scripted import ScriptedAgentPort, parse_fixture  # noqa: E402
+from dwf.runtime.interpreter.interpreter import Interpreter  # noqa: E402
 from dwf.compiler.compile import compile_source  # noqa: E402
-from dwf.runtime.limits import Limits  # noqa: E402
+from dwf.runtime.interpreter.limits import Limits  # noqa: E402
 
 META = 'meta = {"name": "bench", "description": "Benchmark."}\nphase("Work")\n'
 

@@ -13,18 +13,18 @@ from functools import cached_property
 
 import libcst as cst
 
-from . import ir
-from .diagnostics import Diagnostic, DiagnosticSink
-from .effects import check_script
-from .kind_checks import check_kinds
-from .lower import Lowerer
-from .parse import parse
-from .repeated_actors import check_repeated_helper_actors
+from dwf.compiler import ir
+from dwf.compiler.diagnostics import Diagnostic, DiagnosticSink
+from dwf.compiler.effect_rules import check_script
+from dwf.compiler.checks.kind_checks import check_kinds
+from dwf.compiler.lower.lowerer import Lowerer
+from dwf.compiler.parse import parse
+from dwf.compiler.checks.repeated_actors import check_repeated_helper_actors
 from .rules.internal import InternalError
 from .rules.syntax import SourceNotUtf8
-from .scopes import ASSIGN
-from .source import SourceFile, Span
-from .version import COMPILER_VERSION
+from dwf.compiler.lower.scopes import ASSIGN
+from dwf.compiler.source import SourceFile, Span
+from dwf.compiler.version import COMPILER_VERSION
 
 
 @dataclass
@@ -101,7 +101,7 @@ def _arg_types(meta: object) -> dict[str, str]:
 
 
 def _schema_builder(lowerer: Lowerer):
-    from .schemas import SchemaBuilder
+    from dwf.compiler.schemas import SchemaBuilder
 
     return SchemaBuilder(typeddicts=lowerer.typeddicts, typing_names=lowerer.typing_names,
                          constants=ModuleConstants(lowerer), span_of=lowerer.span, sink=lowerer.sink)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .source import Span
+from dwf.compiler.source import Span
 
 if TYPE_CHECKING:
-    from .rules import Rule
+    from dwf.compiler.rules import Rule
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, Union
 
-from .source import Span
+from dwf.compiler.source import Span
 
 # Where a name lives, decided at compile time by name resolution.
 LOCAL = "local"  # bound in the enclosing function (or comprehension / lambda)

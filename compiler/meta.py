@@ -13,9 +13,9 @@ import libcst as cst
 
 from dwf.grammar.meta import meta_schema, value_matches_arg_type
 
-from .diagnostics import DiagnosticSink
+from dwf.compiler.diagnostics import DiagnosticSink
 from .rules.meta import ArgDefaultMismatch, MetaNotLiteral, MetaSchemaViolation
-from .source import Span
+from dwf.compiler.source import Span
 
 _EMPTY_MODULE = cst.Module(body=[])
 

@@ -12,9 +12,9 @@ from typing import Mapping
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from .diagnostics import Diagnostic
+from dwf.compiler.diagnostics import Diagnostic
 from .rules.syntax import SyntaxError_
-from .source import Span, SourceFile
+from dwf.compiler.source import Span, SourceFile
 
 
 @dataclass

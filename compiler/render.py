@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 
-from . import ir
-from .compile import CompileResult
-from .diagnostics import Diagnostic
-from .rules import all_rules
-from .version import COMPILER_VERSION
+from dwf.compiler import ir
+from dwf.compiler.compile import CompileResult
+from dwf.compiler.diagnostics import Diagnostic
+from dwf.compiler.rules import all_rules
+from dwf.compiler.version import COMPILER_VERSION
 
 
 def render_concise(result: CompileResult) -> str:

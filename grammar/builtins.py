@@ -296,7 +296,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
         "degrees", "radians", "pi", "e", "tau", "inf", "nan",
     ),
-    # The pure standard modules (runtime/collections_module.py, itertools_module.py,
+    # The pure standard modules (runtime/interpreter/collections_module.py, itertools_module.py,
     # stdlib_modules.py): lazy where CPython is lazy, bounded by the run's limits.
     "collections": ("Counter", "defaultdict", "OrderedDict", "deque", "namedtuple"),
     "itertools": (
@@ -349,7 +349,7 @@ MATCH_METHODS: tuple[str, ...] = (
     "group", "groups", "groupdict", "start", "end", "span", "expand",
     "lastindex", "lastgroup", "pos", "endpos", "re", "string",
 )
-# Members of the values the standard modules make (runtime/collections_module.py, ...).
+# Members of the values the standard modules make (runtime/interpreter/collections_module.py, ...).
 COUNTER_METHODS: tuple[str, ...] = (
     "clear", "copy", "elements", "get", "items", "keys", "most_common", "pop", "popitem", "setdefault",
     "subtract", "total", "update", "values",
@@ -416,7 +416,7 @@ METHODS: dict[str, tuple[str, ...]] = {
     "OrderedDict": ORDEREDDICT_METHODS,
     "deque": DEQUE_METHODS,
     "namedtuple": NAMEDTUPLE_METHODS,
-    # The live views dict.keys()/values()/items() return (runtime/views.py).
+    # The live views dict.keys()/values()/items() return (runtime/values/views.py).
     "dict_keys": ("isdisjoint",),
     "dict_values": (),
     "dict_items": ("isdisjoint",),

@@ -117,7 +117,7 @@ AGENT_ATTRIBUTES = ("name",)
 SITE_KINDS = ("actor", "ask", "read", "run", "report", "artifact", "join", "workflow", "hole")
 
 # The type of each member's result (after `await` for an awaitable member), for the compiler's
-# kind inference (`compiler.kinds`): a builtin type, a record type, `list[...]`, or "" where it
+# kind inference (`compiler.checks.kinds`): a builtin type, a record type, `list[...]`, or "" where it
 # is not fixed (an ask's result is its `returns=` type, or `str`).
 RESULT_TYPES: dict[str, str] = {
     "agent": "Agent", "phase": "", "log": "", "report": "",

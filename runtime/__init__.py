@@ -1,1 +1,11 @@
-"""The DWF runtime: command line, interpreter, engine and ports."""
+"""The DWF runtime: command line, interpreter, engine and ports, one package per layer, bottom first.
+
+- `values/`: what scripts hold and what crosses ports (objects, views, records, errors).
+- `interpreter/`: the analyzed IR run as closures against an effect host, with the builtins and modules.
+- `journal/`: storage (the journal interface, memory and SQLite stores, run control).
+- `ports/`: the port interfaces and the outside world (agent ports, world, artifacts, questions).
+- `engine/`: the run contract (`Engine`, requests, asks, events, arguments, called workflows).
+- `host/`: workspace use cases shared by the CLI and the tool layer (saved, drafts, snippets, amend).
+- `tools/`: the host-agent tool layer and its MCP front end.
+- `cli/`: `dwfc`, the command line.
+"""

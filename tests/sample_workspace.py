@@ -33,7 +33,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dwf.runtime.scripted import load_fixture
+from dwf.runtime.ports.scripted import load_fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 ISSUE_EXPORT = ROOT / "examples" / "data" / "open-issues.json"

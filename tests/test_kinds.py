@@ -1,5 +1,5 @@
-"""The kind lattice (`compiler/kinds.py`) and kind inference over the IR
-(`compiler/kind_inference.py`): joins keep unions and let unknown absorb everything, result
+"""The kind lattice (`compiler/checks/kinds.py`) and kind inference over the IR
+(`compiler/checks/kind_inference.py`): joins keep unions and let unknown absorb everything, result
 schemas map to kinds, and names get the join of their bindings through loops, unpacking,
 comprehensions and `+=`, losing element kinds when their container may change."""
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from dwf.compiler import ir
-from dwf.compiler import kinds as K
+from dwf.compiler.checks import kinds as K
 from dwf.compiler.compile import compile_source
-from dwf.compiler.kind_inference import KindInference
-from dwf.compiler.kinds import Kind
+from dwf.compiler.checks.kind_inference import KindInference
+from dwf.compiler.checks.kinds import Kind
 
 META = 'meta = {"name": "kinds", "description": "Kind inference."}\n'
 

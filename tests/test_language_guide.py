@@ -22,7 +22,7 @@ import pytest
 
 from dwf.compiler.compile import compile_source
 from dwf.grammar import builtins, facade, language_guide
-from dwf.runtime.cli import build_parser, main
+from dwf.runtime.cli.main import build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = language_guide()

@@ -1,4 +1,4 @@
-"""Tests for schema synthesis (`compiler/schemas.py`): exact schemas for small types, sample
+"""Tests for schema synthesis (`compiler/schemas/__init__.py`): exact schemas for small types, sample
 values validated with `jsonschema` for bigger ones, and every DWF4xx finding with its path text
 and 1-based position."""
 
@@ -928,7 +928,7 @@ def _compiled_schemas(text: str) -> list[dict]:
 
 def _typed_asks(program) -> list:
     from dwf.compiler import ir
-    from dwf.compiler.statics import iter_nodes
+    from dwf.compiler.plan.statics import iter_nodes
 
     return [n for n in iter_nodes(program.body) if type(n) is ir.FacadeCall and n.schema is not None]
 

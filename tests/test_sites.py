@@ -77,7 +77,7 @@ def test_site_ids_are_unique_in_every_example():
 
 
 def test_sites_cli_table(tmp_path, capsys):
-    from dwf.runtime.cli import main
+    from dwf.runtime.cli.main import main
 
     script = tmp_path / "s.dwf.py"
     script.write_text(BASE)

@@ -10,7 +10,7 @@ The files of one workflow `<name>`:
 
 - `<name>.dwf.py`: the workflow (its `meta` name need not be `<name>`);
 - `<name>.fixture.json` (required): the scripted agent's answers, in the format of
-  `examples/README.md` ("Fixture format") and `runtime/scripted.py`: rules matching an actor name
+  `examples/README.md` ("Fixture format") and `runtime/ports/scripted.py`: rules matching an actor name
   glob, a site or an instruction pattern, each with a `result` (a string for untyped asks, a
   value of the declared type for typed ones), a `fail` (the ask raises `AskFailed`) or a
   `sequence` of outcomes; the first matching rule wins;

@@ -6,8 +6,8 @@ from __future__ import annotations
 import textwrap
 
 from dwf.compiler.compile import CompileResult, compile_source
-from dwf.compiler.graphs import Caps, Graphs, build_graphs
-from dwf.compiler.plan import build_plan
+from dwf.compiler.plan.graphs import Caps, Graphs, build_graphs
+from dwf.compiler.plan.document import build_plan
 
 META = 'meta = {"name": "plan-test", "description": "A snippet for the approval-screen tests."}\n'
 

@@ -1,10 +1,10 @@
-"""The data-flow analysis (`compiler.dataflow`): which results reach which inputs, through
+"""The data-flow analysis (`compiler.plan.dataflow`): which results reach which inputs, through
 assignments, containers, f-strings, comprehensions, helpers, joins and pipelines; unrelated
 values never create an edge and a computed index makes an edge inexact."""
 
 from planning import compiled, data, feeds, graphs_of
 
-from dwf.compiler.dataflow import analyze
+from dwf.compiler.plan.dataflow import analyze
 
 
 def test_instructions_that_use_a_result_get_a_data_edge():

@@ -1,12 +1,12 @@
-"""The approval screen's graphs (`compiler.graphs`): edge kinds of the causal graph and their
+"""The approval screen's graphs (`compiler.plan.graphs`): edge kinds of the causal graph and their
 typed reduction, the phase graph's sequence/branch/loop edges, the hand-off cards of fan-outs,
 the display caps, and deterministic output."""
 
 from planning import edges, graphs_of, plan_of
 
-from dwf.compiler.graph_render import to_dot, to_mermaid, to_text
-from dwf.compiler.graphs import Caps
-from dwf.compiler.plan_text import render_text
+from dwf.compiler.plan.graph_render import to_dot, to_mermaid, to_text
+from dwf.compiler.plan.graphs import Caps
+from dwf.compiler.plan.text import render_text
 
 
 def test_two_asks_on_one_actor_get_a_fifo_edge():

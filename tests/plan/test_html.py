@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 import pytest
 from conftest import ROOT
 
-from dwf.runtime.cli_plan import add_parsers
+from dwf.runtime.cli.plan import add_parsers
 
 EXAMPLE = "examples/quality-dashboard.dwf.py"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

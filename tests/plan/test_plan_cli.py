@@ -1,4 +1,4 @@
-"""`dwfc plan` and `dwfc graph` (`dwf.runtime.cli_plan`): formats, run arguments, scripts with
+"""`dwfc plan` and `dwfc graph` (`dwf.runtime.cli.plan`): formats, run arguments, scripts with
 errors, Graphviz output and the clear error when Graphviz is missing. The handlers run
 in-process through a parser built with `add_parsers`, as `dwfc` builds it; one test runs the
 module as a real process."""
@@ -12,9 +12,9 @@ import sys
 import pytest
 from conftest import EXAMPLES, ROOT
 
-from dwf.runtime import graphviz_bin
-from dwf.runtime.cli import UsageError
-from dwf.runtime.cli_plan import add_parsers
+from dwf.runtime.cli import graphviz as graphviz_bin
+from dwf.runtime.cli.main import UsageError
+from dwf.runtime.cli.plan import add_parsers
 
 BROKEN = '''\
 meta = {"name": "broken", "description": "Has a mistake."}
@@ -156,23 +156,23 @@ def test_output_file_and_an_unwritable_one(capsys, tmp_path):
 
 
 def test_the_module_runs_as_a_real_process():
-    done = subprocess.run([sys.executable, "-m", "dwf.runtime.cli_plan", "plan", FIX, "--format", "json"],
+    done = subprocess.run([sys.executable, "-m", "dwf.runtime.cli.plan", "plan", FIX, "--format", "json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["name"] == "fix-until-green"
-    done = subprocess.run([sys.executable, "-m", "dwf.runtime.cli_plan", "plan", "missing.dwf.py"],
+    done = subprocess.run([sys.executable, "-m", "dwf.runtime.cli.plan", "plan", "missing.dwf.py"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr == "dwfc: error: missing.dwf.py: no such file\n"
 
 
 def test_the_subcommands_add_nothing_to_dwfc_start_up():
     """`dwfc` imports this module for every command; networkx and graphviz load only for plans."""
-    done = subprocess.run([sys.executable, "-c", "import sys, dwf.runtime.cli_plan as m; "
+    done = subprocess.run([sys.executable, "-c", "import sys, dwf.runtime.cli.plan as m; "
                            "print(sorted(n for n in ('networkx', 'graphviz') if n in sys.modules))"],
                           capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "[]", done.stderr
-    from dwf.compiler.graph_render import KINDS
-    from dwf.runtime.cli_plan import GRAPH_KINDS
+    from dwf.compiler.plan.graph_render import KINDS
+    from dwf.runtime.cli.plan import GRAPH_KINDS
     assert GRAPH_KINDS == KINDS
 
 

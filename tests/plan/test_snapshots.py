@@ -11,9 +11,9 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from dwf.compiler import render
 from dwf.compiler.compile import compile_source
-from dwf.compiler.graph_render import to_dot
-from dwf.compiler.graphs import build_graphs
-from dwf.compiler.plan import build_plan
+from dwf.compiler.plan.graph_render import to_dot
+from dwf.compiler.plan.graphs import build_graphs
+from dwf.compiler.plan.document import build_plan
 
 
 class DotSnapshot(SingleFileSnapshotExtension):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from dwf.runtime.cli import main
+from dwf.runtime.cli.main import main
 
 
 def isolated_home(tmp_path: Path, monkeypatch) -> Path:

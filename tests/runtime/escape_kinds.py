@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dwf.runtime.limits import Limits
+from dwf.runtime.interpreter.limits import Limits
 
 SMALL = Limits(steps=200_000)
 TINY = Limits(steps=20_000)

@@ -13,9 +13,9 @@ from typing import Any, Callable
 import anyio
 
 from dwf.compiler.compile import CompileResult, compile_source
-from dwf.runtime.engine import Engine, RunResult, StartError, StartRequest
-from dwf.runtime.limits import Limits
-from dwf.runtime.ports import AskRequest
+from dwf.runtime.engine.engine import Engine, RunResult, StartError, StartRequest
+from dwf.runtime.interpreter.limits import Limits
+from dwf.runtime.ports.protocols import AskRequest
 
 META = '\nmeta = {"name": "runtime-test", "description": "A runtime test snippet."}\n'
 
@@ -39,7 +39,7 @@ class EchoPort:
         self.turns = 0
 
     async def run_turn(self, request: AskRequest, message: str, channel) -> str:
-        from dwf.runtime.ports import AskError
+        from dwf.runtime.ports.protocols import AskError
 
         self.turns += 1
         self.log.append(("start", request.instructions))
@@ -69,8 +69,8 @@ class FakeWorld:
         self.calls: list[tuple] = []
 
     async def read(self, op: str, args: list, kwargs: dict) -> Any:
-        from dwf.runtime.errors import world_error
-        from dwf.runtime.records import git_commit, git_status, grep_match
+        from dwf.runtime.values.errors import world_error
+        from dwf.runtime.values.records import git_commit, git_status, grep_match
 
         self.calls.append((op, *args))
         if op == "files.glob":
@@ -91,7 +91,7 @@ class FakeWorld:
         raise world_error(f"{op} is not supported by the fake world")
 
     async def run(self, cmd: str, args: list, timeout_s: float) -> Any:
-        from dwf.runtime.records import run_result
+        from dwf.runtime.values.records import run_result
 
         self.calls.append(("run", cmd, *args))
         return run_result(0 if cmd != "false" else 1, " ".join(args), "")

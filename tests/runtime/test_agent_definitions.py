@@ -9,11 +9,11 @@ import anyio
 import pytest
 
 from dwf.compiler.compile import compile_bytes
-from dwf.runtime.agent_definitions import (AgentDefinitionError, agent_types, check_agent_types, find_definition,
+from dwf.runtime.ports.agent_definitions import (AgentDefinitionError, agent_types, check_agent_types, find_definition,
                                            load_definition, parse_definition, parse_frontmatter)
-from dwf.runtime.anthropic_port import CONTRACT, AnthropicAgentPort
-from dwf.runtime.cli import main
-from dwf.runtime.engine import Engine, StartRequest
+from dwf.runtime.ports.anthropic import CONTRACT, AnthropicAgentPort
+from dwf.runtime.cli.main import main
+from dwf.runtime.engine.engine import Engine, StartRequest
 
 from fake_messages_api import FakeMessagesAPI, text, tool_use
 

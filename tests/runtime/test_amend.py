@@ -15,12 +15,12 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dwf.runtime import runs
-from dwf.runtime.amend import amend
-from dwf.runtime.engine import Engine, StartError, StartRequest
-from dwf.runtime.ports import Usage
-from dwf.runtime.sqlite_journal import SqliteJournal
-from dwf.runtime.world import LocalWorld
+from dwf.runtime.journal import control as runs
+from dwf.runtime.host.amend import amend
+from dwf.runtime.engine.engine import Engine, StartError, StartRequest
+from dwf.runtime.ports.protocols import Usage
+from dwf.runtime.journal.sqlite import SqliteJournal
+from dwf.runtime.ports.world import LocalWorld
 
 ROOT = Path(__file__).resolve().parents[2]
 META = 'meta = {"name": "amend-me", "description": "Asks to be amended."}\n'

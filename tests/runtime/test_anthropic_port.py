@@ -11,10 +11,10 @@ import time
 import anyio
 import pytest
 
-from dwf.runtime.actor_tools import ActorTools
-from dwf.runtime.anthropic_port import CONTRACT, AnthropicAgentPort, AnthropicPortError, submit_schema
-from dwf.runtime.engine import Engine, StartRequest
-from dwf.runtime.ports import Usage
+from dwf.runtime.ports.actor_tools import ActorTools
+from dwf.runtime.ports.anthropic import CONTRACT, AnthropicAgentPort, AnthropicPortError, submit_schema
+from dwf.runtime.engine.engine import Engine, StartRequest
+from dwf.runtime.ports.protocols import Usage
 
 from fake_messages_api import (FakeMessagesAPI, error, message, overloaded, rate_limited, slow, text,
                                 tool_block, tool_use)
@@ -388,7 +388,7 @@ async def test_actor_tools_run_command(workspace, monkeypatch):
 
 
 def test_strict_submit_tool_when_the_schema_fits_the_subset():
-    from dwf.runtime.anthropic_port import submit_tool
+    from dwf.runtime.ports.anthropic import submit_tool
 
     schema = {"type": "object", "additionalProperties": False, "required": ["name", "tags", "kind"],
               "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
@@ -400,7 +400,7 @@ def test_strict_submit_tool_when_the_schema_fits_the_subset():
 
 
 def test_unsupported_constraints_are_folded_into_the_description():
-    from dwf.runtime.anthropic_port import submit_tool
+    from dwf.runtime.ports.anthropic import submit_tool
 
     schema = {"type": "object", "additionalProperties": False, "required": ["title", "items", "score"],
               "properties": {"title": {"type": "string", "minLength": 3, "pattern": "^[A-Z]"},

@@ -10,11 +10,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dwf.runtime import artifacts as artifacts_module
-from dwf.runtime.artifacts import (DESCRIPTION_LIMIT, FILE_LIMIT, ID_LIMIT, MARKDOWN_LIMIT, SPEC_LIMIT,
+from dwf.runtime.ports import artifacts as artifacts_module
+from dwf.runtime.ports.artifacts import (DESCRIPTION_LIMIT, FILE_LIMIT, ID_LIMIT, MARKDOWN_LIMIT, SPEC_LIMIT,
                                    TITLE_LIMIT, VERSION_LIMIT, ArtifactStore)
-from dwf.runtime.errors import ScriptError
-from dwf.runtime.records import artifact_ref
+from dwf.runtime.values.errors import ScriptError
+from dwf.runtime.values.records import artifact_ref
 
 RUN = "dwfrun-0123456789abcdef"
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-from dwf.runtime.sqlite_journal import SqliteJournal
+from dwf.runtime.journal.sqlite import SqliteJournal
 
 DWFC = Path(sys.executable).parent / "dwfc"
 KILLS = 20

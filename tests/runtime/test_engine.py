@@ -7,8 +7,8 @@ import random
 import anyio
 import pytest
 
-from dwf.runtime.engine import Engine, StartError, StartRequest
-from dwf.runtime.ports import AskError, Usage
+from dwf.runtime.engine.engine import Engine, StartError, StartRequest
+from dwf.runtime.ports.protocols import AskError, Usage
 
 
 @pytest.fixture
@@ -276,7 +276,7 @@ async def test_listener_isolation_and_event_sequence():
 
 @pytest.mark.anyio
 async def test_fanout_cap_is_fatal_not_truncation():
-    from dwf.runtime.limits import Limits
+    from dwf.runtime.interpreter.limits import Limits
 
     result, port, _ = await run_script('return await parallel(agent().ask("x") for i in range(6))\n',
                                        limits=Limits(fanout=5))

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES_DIR = ROOT / "examples"
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.dwf.py"))
 
-# Known engine bug (runtime/engine.py, Run.publish_artifact and Run.declare_artifact): the async
+# Known engine bug (runtime/engine/engine.py, Run.publish_artifact and Run.declare_artifact): the async
 # ArtifactStore methods are called without `await`, so `artifact.markdown(...)` fails with this
 # message. Only this exact failure is tolerated (as xfail); once the engine awaits the store, the
 # two artifact examples (quality-dashboard, release-notes) run and are checked in full.

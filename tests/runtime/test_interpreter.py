@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from dwf.runtime.limits import Limits
+from dwf.runtime.interpreter.limits import Limits
 
 from runner import EchoPort, FakeWorld, run, value
 

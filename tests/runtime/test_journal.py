@@ -18,10 +18,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dwf.runtime.engine import Engine, StartRequest
-from dwf.runtime.journal import JournalError, MemoryJournal, NodeRow, RunRow
-from dwf.runtime.ports import Usage
-from dwf.runtime.sqlite_journal import BLOB_THRESHOLD, SCHEMA_VERSION, SqliteJournal
+from dwf.runtime.engine.engine import Engine, StartRequest
+from dwf.runtime.journal.store import JournalError, MemoryJournal, NodeRow, RunRow
+from dwf.runtime.ports.protocols import Usage
+from dwf.runtime.journal.sqlite import BLOB_THRESHOLD, SCHEMA_VERSION, SqliteJournal
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -317,7 +317,7 @@ def test_a_killed_process_keeps_every_committed_row(tmp_path):
 import os, signal, sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
 from test_journal import make_run, make_node
-from dwf.runtime.sqlite_journal import SqliteJournal
+from dwf.runtime.journal.sqlite import SqliteJournal
 journal = SqliteJournal({str(path)!r})
 journal.create_run(make_run())
 journal.put_node(make_node(status="completed", result="kept"))
@@ -817,7 +817,7 @@ def test_a_failed_group_commit_loses_only_the_uncommitted_group(tmp_path):
 
 def test_a_group_left_open_is_committed_by_the_watchdog(tmp_path):
     # a script computing for seconds between awaits must not keep the file's write lock
-    from dwf.runtime.sqlite_journal import GROUP_MAX_AGE_S
+    from dwf.runtime.journal.sqlite import GROUP_MAX_AGE_S
 
     path = tmp_path / "state.db"
     journal = SqliteJournal(path)

@@ -1,4 +1,4 @@
-"""The resource limits of LANGUAGE §4: each is a named constant in `runtime/limits.py` with the
+"""The resource limits of LANGUAGE §4: each is a named constant in `runtime/interpreter/limits.py` with the
 specified default, a field of `Limits` that a run overrides, and exceeding it fails the run with
 an error naming the limit and the script line. Each limit is checked just under and just over
 its (overridden) value."""
@@ -11,9 +11,9 @@ import threading
 import anyio
 import pytest
 
-from dwf.runtime import limits as limits_module
-from dwf.runtime.engine import Engine, StartRequest
-from dwf.runtime.limits import Limits
+from dwf.runtime.interpreter import limits as limits_module
+from dwf.runtime.engine.engine import Engine, StartRequest
+from dwf.runtime.interpreter.limits import Limits
 
 from runner import EchoPort, run, script_of
 
@@ -192,7 +192,7 @@ def test_work_on_large_values_is_charged_to_the_step_limit() -> None:
     """An operation that copies or scans n characters costs n // CHARS_PER_STEP steps on top of
     its statement (containers: n // ITEMS_PER_STEP), so the step limit bounds time even when
     each statement works on huge data."""
-    from dwf.runtime.sandbox import CHARS_PER_STEP, ITEMS_PER_STEP
+    from dwf.runtime.interpreter.sandbox import CHARS_PER_STEP, ITEMS_PER_STEP
 
     limits = Limits(steps=1_000)
     small, big = CHARS_PER_STEP * 50, CHARS_PER_STEP * 400

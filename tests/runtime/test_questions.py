@@ -1,5 +1,5 @@
 """Escalation across processes (RUNTIME §4, TOOLS §1): the file-based QuestionPort of
-`runtime.questions`, `dwfc answer`, and a headless `dwfc run --progress stream-json` whose
+`runtime.ports.questions`, `dwfc answer`, and a headless `dwfc run --progress stream-json` whose
 actor's question is answered by a second process."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dwf.runtime.cli import main
-from dwf.runtime.ports import ActorSpec
-from dwf.runtime.questions import POLL_INTERVAL_S, AnswerError, FileQuestions, questions_dir, write_answer
+from dwf.runtime.cli.main import main
+from dwf.runtime.ports.protocols import ActorSpec
+from dwf.runtime.ports.questions import POLL_INTERVAL_S, AnswerError, FileQuestions, questions_dir, write_answer
 
 DWFC = Path(sys.executable).parent / "dwfc"
 

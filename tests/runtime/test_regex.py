@@ -1,6 +1,6 @@
 """`re` beyond the differential snippets: the worker process gives the same results as the
 in-process path (off the main thread no SIGALRM can stop `re`, so every operation runs in
-`python -I -m dwf.runtime.regex_worker`), each pattern is compiled once per run, and the
+`python -I -m dwf.runtime.interpreter.regex_worker`), each pattern is compiled once per run, and the
 replacement-template parser agrees with CPython's `Match.expand` on every template."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import threading
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dwf.runtime import regex, regex_worker
-from dwf.runtime.limits import Limits
+from dwf.runtime.interpreter import regex
+from dwf.runtime.interpreter import regex_worker
+from dwf.runtime.interpreter.limits import Limits
 
 from runner import run
 
@@ -84,7 +85,7 @@ def test_worker_refuses_oversized_results() -> None:
 def test_worker_is_a_module_speaking_json() -> None:
     job = {"op": "sub", "pattern": r"(\w+)@(\w+)", "flags": 0, "string": "ada@host", "repl": r"\2:\1", "count": 0,
            "max_items": 10, "max_chars": 100, "budget": 1000}
-    done = subprocess.run([sys.executable, "-I", "-m", "dwf.runtime.regex_worker"], input=json.dumps(job),
+    done = subprocess.run([sys.executable, "-I", "-m", "dwf.runtime.interpreter.regex_worker"], input=json.dumps(job),
                           capture_output=True, text=True, timeout=60)
     assert json.loads(done.stdout) == {"ok": ["host:ada", 1]}
     assert regex_worker.answer(dict(job, pattern="(")) == {"error": "re.error",

@@ -14,11 +14,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dwf.runtime import runs
-from dwf.runtime.engine import Engine, StartError, StartRequest
-from dwf.runtime.journal import RunRow
-from dwf.runtime.scripted import ScriptedAgentPort, parse_fixture
-from dwf.runtime.sqlite_journal import SqliteJournal
+from dwf.runtime.journal import control as runs
+from dwf.runtime.engine.engine import Engine, StartError, StartRequest
+from dwf.runtime.journal.store import RunRow
+from dwf.runtime.ports.scripted import ScriptedAgentPort, parse_fixture
+from dwf.runtime.journal.sqlite import SqliteJournal
 
 SCRIPT = '''meta = {"name": "three", "description": "Three asks and a report.", "phases": [{"title": "Work", "detail": "ask"}]}
 phase("Work")

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from dwf.runtime.cli import main
-from dwf.runtime.engine import RunResult
-from dwf.runtime.events import EVENT_TYPES
-from dwf.runtime.progress import StreamJsonProgress, TextProgress
-from dwf.runtime.records import Record
+from dwf.runtime.cli.main import main
+from dwf.runtime.engine.engine import RunResult
+from dwf.runtime.engine.events import EVENT_TYPES
+from dwf.runtime.cli.progress import StreamJsonProgress, TextProgress
+from dwf.runtime.values.records import Record
 
 DWFC = Path(sys.executable).parent / "dwfc"
 RESULT_KEYS = {"run_id", "status", "value", "error", "stop_reason", "agents_started", "usage", "reports"}
@@ -452,7 +452,7 @@ def test_stream_json_progress_wraps_each_event_and_serializes_records():
 
 
 def test_run_is_journaled_in_the_workspace_state_db(workspace):
-    from dwf.runtime.sqlite_journal import SqliteJournal
+    from dwf.runtime.journal.sqlite import SqliteJournal
 
     done = run_greeting(workspace)
     result = json.loads(done.stdout)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from dwf.runtime.limits import Limits
+from dwf.runtime.interpreter.limits import Limits
 
 from escape_kinds import DEFAULT, FAST_REGEX, LIMIT, MISUSE, SMALL, TINY, Escape, compile_error, error, safe_value
 from runner import FakeWorld, compile_snippet, run

@@ -1,4 +1,4 @@
-"""Saved workflows (TOOLS §4) through `dwf.runtime.saved`: saving (compile first, name from
+"""Saved workflows (TOOLS §4) through `dwf.runtime.host.saved`: saving (compile first, name from
 meta, atomic exclusive write, overwrite refusal and replace), name validation including path
 traversal, listing (project first, shadowing, broken files listed), finding and reading, and resolving
 the saved workflows a script calls inline (`resolve_called`, `pinned_commands`). Real
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from dwf.compiler.compile import compile_source
-from dwf.runtime import saved
-from dwf.runtime.saved import SavedWorkflow, SavedWorkflowError, find_saved, list_saved, read_saved, save_workflow
+from dwf.runtime.host import saved
+from dwf.runtime.host.saved import SavedWorkflow, SavedWorkflowError, find_saved, list_saved, read_saved, save_workflow
 
 from cli_transcripts import isolated_home
 

@@ -1,4 +1,4 @@
-"""The scripted agent port (runtime/scripted.py): every fixture feature, exercised by running small
+"""The scripted agent port (runtime/ports/scripted.py): every fixture feature, exercised by running small
 scripts through the real `Engine` — actor globs (anonymous actors included), site and
 instruction matches, sequences whose last outcome repeats, first match wins, the default, no
 match, `fail`, `escalate` (answer and `then`), cancellable delays, token counts, `invalid_first`
@@ -13,9 +13,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dwf.runtime.engine import Engine, RunResult, StartRequest
-from dwf.runtime.journal import MemoryJournal
-from dwf.runtime.scripted import (CALL_LOG_ENV, FixtureError, ScriptedAgentPort, default_output_tokens, load_fixture,
+from dwf.runtime.engine.engine import Engine, RunResult, StartRequest
+from dwf.runtime.journal.store import MemoryJournal
+from dwf.runtime.ports.scripted import (CALL_LOG_ENV, FixtureError, ScriptedAgentPort, default_output_tokens, load_fixture,
                                   parse_fixture)
 
 META = 'meta = {"name": "scripted-test", "description": "Exercises the scripted port."}\n'

@@ -1,4 +1,4 @@
-"""Snippet evaluation (`runtime.snippets`, `dwfc eval`; TOOLS §1 and §3 `EvalWorkflowSnippet`):
+"""Snippet evaluation (`runtime.host.snippets`, `dwfc eval`; TOOLS §1 and §3 `EvalWorkflowSnippet`):
 real temp workspaces, a real git repository and real subprocess commands. A snippet needs no
 meta block, refuses effects that need a run before anything runs (with a diagnostic on the
 snippet's own line), and never writes `.dwf/`."""
@@ -16,9 +16,9 @@ import anyio
 import pytest
 
 from dwf.compiler.rules.effects import EffectInSnippet
-from dwf.runtime.cli import main
-from dwf.runtime.limits import Limits
-from dwf.runtime.snippets import SnippetResult, check_snippet, eval_snippet
+from dwf.runtime.cli.main import main
+from dwf.runtime.interpreter.limits import Limits
+from dwf.runtime.host.snippets import SnippetResult, check_snippet, eval_snippet
 
 EFFECT_IN_SNIPPET = EffectInSnippet.code
 

@@ -15,10 +15,10 @@ import anyio
 import jsonschema
 import pytest
 
-from dwf.runtime.anthropic_port import DEFAULT_MODEL
-from dwf.runtime.drafts import draft_name
-from dwf.runtime.tool_definitions import DEFINITIONS, ApprovalRequest
-from dwf.runtime.tools import NOT_EXECUTED, ToolLayer, result_text
+from dwf.runtime.ports.anthropic import DEFAULT_MODEL
+from dwf.runtime.host.drafts import draft_name
+from dwf.runtime.tools.definitions import DEFINITIONS, ApprovalRequest
+from dwf.runtime.tools.layer import NOT_EXECUTED, ToolLayer, result_text
 
 DWFC = Path(sys.executable).parent / "dwfc"
 
@@ -448,7 +448,7 @@ def write_calls_fixtures(root: Path) -> None:
 
 @pytest.mark.anyio
 async def test_a_workflow_calling_a_saved_one_shows_it_for_approval_and_runs_it_inline(workspace):
-    from dwf.runtime.saved import save_workflow
+    from dwf.runtime.host.saved import save_workflow
 
     save_workflow(workspace, ECHOER, "project")
     write_calls_fixtures(workspace)
@@ -477,7 +477,7 @@ async def test_a_workflow_calling_a_saved_one_shows_it_for_approval_and_runs_it_
 
 @pytest.mark.anyio
 async def test_a_call_to_an_unknown_saved_workflow_is_refused_before_approval(workspace):
-    from dwf.runtime.saved import save_workflow
+    from dwf.runtime.host.saved import save_workflow
 
     save_workflow(workspace, ECHOER, "project")
     approvals = Approvals()
@@ -498,7 +498,7 @@ async def test_a_call_to_an_unknown_saved_workflow_is_refused_before_approval(wo
 
 @pytest.mark.anyio
 async def test_a_resumed_run_may_run_the_commands_of_its_pinned_saved_workflows(workspace, monkeypatch, tmp_path):
-    from dwf.runtime.saved import save_workflow
+    from dwf.runtime.host.saved import save_workflow
 
     save_workflow(workspace, DRAFTER, "project")
     write_calls_fixtures(workspace)

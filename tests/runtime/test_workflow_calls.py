@@ -1,4 +1,4 @@
-"""Saved workflows called inline (LANGUAGE §6.3, runtime/workflow_calls.py): the called script
+"""Saved workflows called inline (LANGUAGE §6.3, runtime/engine/called.py): the called script
 runs on the calling run's journal, caps and budget, its effects keyed under the call; a run
 that names an unknown, broken or nesting workflow, or unapproved commands, is refused before
 any effect; a resume replays the called workflow's finished asks from the pinned script."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from dwf.runtime.engine import Engine, StartError, StartRequest
-from dwf.runtime.journal import MemoryJournal
-from dwf.runtime.ports import Usage
+from dwf.runtime.engine.engine import Engine, StartError, StartRequest
+from dwf.runtime.journal.store import MemoryJournal
+from dwf.runtime.ports.protocols import Usage
 
 META = 'meta = {"name": "caller", "description": "Calls a saved workflow."}\n'
 CHILD = '''\
@@ -154,7 +154,7 @@ def test_the_called_workflows_commands_need_approval():
 
 
 def test_a_resume_replays_the_called_workflows_finished_asks_from_the_pinned_script(tmp_path):
-    from dwf.runtime.sqlite_journal import SqliteJournal
+    from dwf.runtime.journal.sqlite import SqliteJournal
 
     body = 'return await workflow("summarize", {"topic": "queues"})\n'
     journal = SqliteJournal(tmp_path / "state.db")
@@ -211,7 +211,7 @@ return [x["summary"] for x in looped + fanned]
 
 
 def test_an_amended_run_imports_the_called_workflows_finished_asks():
-    from dwf.runtime.amend import amend
+    from dwf.runtime.host.amend import amend
 
     journal = MemoryJournal()
     body = 'done = await workflow("summarize", {"topic": "queues"})\nreturn await agent("judge").ask("judge")\n'

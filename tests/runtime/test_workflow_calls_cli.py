@@ -17,8 +17,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dwf.runtime.saved import project_dir, save_workflow
-from dwf.runtime.tools import ToolLayer
+from dwf.runtime.host.saved import project_dir, save_workflow
+from dwf.runtime.tools.layer import ToolLayer
 
 from cli_transcripts import in_process_dwfc, isolated_home, transcript
 

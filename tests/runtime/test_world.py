@@ -14,10 +14,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dwf.runtime import world as world_module
-from dwf.runtime.errors import FatalError, ScriptError
-from dwf.runtime.records import Record
-from dwf.runtime.world import (DIFF_LIMIT, GLOB_LIMIT, GREP_BYTES_LIMIT, GREP_MATCH_LIMIT, LOG_LIMIT,
+from dwf.runtime.ports import world as world_module
+from dwf.runtime.values.errors import FatalError, ScriptError
+from dwf.runtime.values.records import Record
+from dwf.runtime.ports.world import (DIFF_LIMIT, GLOB_LIMIT, GREP_BYTES_LIMIT, GREP_MATCH_LIMIT, LOG_LIMIT,
                                READ_LIMIT, RUN_OUTPUT_LIMIT, LocalWorld, sanitized_environment)
 
 PY = sys.executable

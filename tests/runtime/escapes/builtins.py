@@ -4,7 +4,7 @@ and precisions, hostile right operands), `format` specs, methods referenced thro
 awaitables, `json.dumps(default=...)` that never returns JSON, `slice` with huge bounds,
 frozensets of unhashables and frozenset DAGs, `dict.fromkeys` and `str.translate` growth."""
 
-from dwf.runtime.limits import Limits
+from dwf.runtime.interpreter.limits import Limits
 from escape_kinds import LIMIT, MISUSE, SMALL, TINY, compile_error, error, safe_value
 
 CORPUS = [

@@ -1,4 +1,4 @@
-"""Escapes caught at check time by the kind checks (`compiler/kind_checks.py`): the same reaches
+"""Escapes caught at check time by the kind checks (`compiler/checks/kind_checks.py`): the same reaches
 for record, actor and awaitable internals as the run-time corpus, written where the compiler
 sees the value's kind (a list element, a loop variable, a name), so they never run."""
 

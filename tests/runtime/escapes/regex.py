@@ -5,7 +5,7 @@ the real `re.Pattern`/`re.Match` or the method closures through attributes, resu
 outgrow the size limits (templates, function replacements, lookahead groups that repeat the
 text), and recursion through replacement functions."""
 
-from dwf.runtime.limits import Limits
+from dwf.runtime.interpreter.limits import Limits
 
 from escape_kinds import FAST_REGEX, LIMIT, MISUSE, SMALL, TINY, compile_error, error, safe_value
 

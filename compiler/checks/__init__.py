@@ -1,0 +1,10 @@
+"""Checks over the lowered program (and two that lowering calls) that report diagnostics.
+
+- `kinds.py`: kinds, what the compiler knows statically about a value.
+- `kind_inference.py`: kind inference over the IR.
+- `kind_checks.py`: the checks that use kinds, one walk over the IR after lowering.
+- `repeated_actors.py`: fixed actor names in helpers that run more than once.
+- `not_offered.py`: the diagnostics for names, modules and attributes outside the language (called by
+  lowering).
+- `regex_checks.py`: the check-time checks of `re` calls (called by lowering on each call).
+"""

@@ -1,0 +1,13 @@
+"""The approval screen: the analyses and views of what a person approves. It reads the IR only.
+
+- `statics.py`: walks over the IR and module constants.
+- `taint.py`: the abstract values of the data-flow analysis.
+- `dataflow.py`: which effects' results may reach which effects' inputs.
+- `trace.py`: the temporal walk (issue order, awaits, loops).
+- `graphs.py`: the three graphs, built with networkx.
+- `labels.py`: how the screen names steps.
+- `document.py`: the plan, one JSON document.
+- `text.py`: the text view of a plan.
+- `html.py`: the HTML view of a plan.
+- `graph_render.py`: the renderings of the graphs (DOT, SVG, PNG).
+"""

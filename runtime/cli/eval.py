@@ -1,0 +1,93 @@
+"""This module defines `dwfc eval SNIPPET_FILE` (TOOLS §1): run a snippet at once and print its
+value (`runtime.host.snippets`). `add_parsers(commands)` adds it to the `dwfc` parser.
+
+A snippet that may run commands shows them and asks `Run these commands? [y/N]` on a terminal
+unless `--yes`; without a terminal and without `--yes` it is refused (as `dwfc run` refuses an
+unapproved plan). A snippet without commands runs without asking. `--format text` prints the
+value as JSON on stdout and `log()` lines on stderr; `--format json` prints one result object.
+
+Exit codes: 0 completed; 1 errored or rejected (compile errors, or an effect a snippet cannot
+have); 2 usage error or not approved (nothing ran).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# cli.py adds this module's parsers while it builds its own, so it is fully loaded by then.
+from dwf.runtime.cli.main import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, UsageError, confirm
+
+
+def add_parsers(commands) -> None:
+    evaluate = commands.add_parser(
+        "eval", help="run a snippet at once and print its value",
+        description="Run a snippet synchronously: world reads (files.*, git.*), world.run of literal commands and "
+                    "pure logic; no agents, reports, artifacts or phases, no meta block needed, nothing persisted. "
+                    "Exit 0 completed, 1 errored or rejected, 2 usage error or not approved.")
+    evaluate.add_argument("file", metavar="SNIPPET_FILE")
+    evaluate.add_argument("--yes", "-y", action="store_true", help="run the snippet's commands without the prompt")
+    evaluate.add_argument("--format", choices=("text", "json"), default="text",
+                          help="text: the value as JSON on stdout, logs on stderr (default); json: one result object")
+    evaluate.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
+    evaluate.set_defaults(handler=cmd_eval)
+
+
+def cmd_eval(args) -> int:
+    """`dwfc eval SNIPPET_FILE`: compile, approve the commands if any, run, print the value."""
+    import anyio
+
+    from dwf.compiler import render
+
+    from dwf.runtime.cli.progress import dumps
+    from dwf.runtime.host.snippets import compile_snippet, eval_snippet
+
+    source = _read_snippet(Path(args.file))
+    workspace = Path(args.workspace) if args.workspace else Path.cwd()
+    if not workspace.is_dir():
+        raise UsageError(f"the workspace {workspace} is not a directory; pass an existing directory to --workspace")
+    text_mode = args.format == "text"
+    compiled = compile_snippet(source, args.file)
+    if compiled.program is not None:
+        if compiled.diagnostics and text_mode:  # warnings only
+            sys.stderr.write(render.render_concise(compiled.compile_result()))
+        if compiled.program.commands and not _approved(list(compiled.program.commands), workspace, args):
+            return EXIT_USAGE
+
+    def show_log(message: str) -> None:
+        if text_mode:
+            print(f"log: {message}", file=sys.stderr, flush=True)
+
+    # A rejected snippet comes back from eval_snippet without running, in the result's shape.
+    result = anyio.run(lambda: eval_snippet(source, workspace, name=args.file, on_log=show_log))
+    if not text_mode:
+        sys.stdout.write(dumps(result.to_json()) + "\n")
+    elif result.status == "completed":
+        sys.stdout.write(dumps(result.value, indent=2) + "\n")
+    elif result.status == "rejected":
+        rendered = compiled.compile_result()
+        sys.stderr.write(render.render_full(rendered) + render.summary_line([rendered]) + "\n")
+        print(f"dwfc: error: {result.error}", file=sys.stderr)
+    else:
+        print(result.traceback or f"dwfc: error: {result.error}", file=sys.stderr)
+    return EXIT_OK if result.status == "completed" else EXIT_ERRORS
+
+
+def _read_snippet(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{path} is not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start}); "
+                         "save it as UTF-8") from None
+
+
+def _approved(commands: list[str], workspace: Path, args) -> bool:
+    """Show the commands and get approval (mirrors `dwfc run`): True to go on."""
+    if args.format == "text" or not args.yes:
+        listing = "".join(f"  {command}\n" for command in commands)
+        sys.stderr.write(f"This snippet may run these commands in {workspace.resolve()}:\n{listing}")
+    return args.yes or confirm("Run these commands?", "pass --yes to allow the commands above without a prompt")

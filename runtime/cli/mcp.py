@@ -1,0 +1,55 @@
+"""This module defines `dwfc mcp` (TOOLS §1, §3): serve the tool layer to a host agent over MCP
+stdio (see `tools/mcp.py`). `add_parsers(commands)` adds it to the `dwfc` parser.
+
+Stdout carries the protocol only; logs go to stderr (`DWF_MCP_LOG=debug|info|warning` sets the
+level). Exit codes: 0 the client disconnected (or SIGINT/SIGTERM), 2 usage error (the workspace
+or the agent port is unusable), reported before anything is served.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+EXIT_OK = 0
+
+
+def add_parsers(commands) -> None:
+    mcp = commands.add_parser(
+        "mcp", help="serve the workflow tools to a host agent over MCP stdio",
+        description="Serve the DWF tool layer (CreateWorkflow, GetWorkflowRun, ...) over MCP on stdin/stdout. Runs "
+                    "start in the background in the workspace; a live run stops as stopped(interrupted) when the "
+                    "client disconnects (ResumeWorkflowRun or `dwfc resume` continues it).")
+    mcp.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
+    mcp.add_argument("--agent", metavar="PORT",
+                     help="the agent port of the runs: scripted:FIXTURE.json, anthropic[:MODEL] (needs "
+                          "ANTHROPIC_API_KEY) or command:'CMD ARGS...'; without it workflows cannot run")
+    mcp.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
+    mcp.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
+                     help="the workspace tools --agent anthropic offers actors (default write)")
+    mcp.add_argument("--approve", choices=("elicit", "auto"), default="elicit",
+                     help="elicit: ask the person to approve each plan through MCP elicitation (calls are refused "
+                          "when the client cannot show it); auto: approve everything, for hosts that gate every "
+                          "tool call themselves")
+    mcp.set_defaults(handler=cmd_mcp)
+
+
+def cmd_mcp(args) -> int:
+    import anyio
+
+    from dwf.runtime.cli.main import UsageError
+    from dwf.runtime.tools.mcp import serve_stdio
+    from dwf.runtime.tools.layer import ToolLayerError
+
+    level = os.environ.get("DWF_MCP_LOG", "warning").upper()
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.WARNING),
+                        format="dwfc mcp: %(levelname)s %(name)s: %(message)s")
+    workspace = Path(args.workspace) if args.workspace else Path.cwd()
+    try:
+        anyio.run(lambda: serve_stdio(workspace, agent=args.agent, model=args.model, actor_tools=args.actor_tools,
+                                      approve=args.approve))
+    except ToolLayerError as error:
+        raise UsageError(str(error)) from None
+    return EXIT_OK

@@ -1,0 +1,453 @@
+"""This module defines the run-management subcommands of `dwfc` (TOOLS §1) over a workspace's
+journal (`<workspace>/.dwf/state.db`): `runs`, `show RUN`, `events RUN [--follow]`,
+`resume RUN`, `amend RUN FILE` and `cancel RUN`. `add_parsers(commands)` adds them to the `dwfc` parser.
+
+A RUN is a run id or a unique prefix of one (with or without `dwfrun-`); an ambiguous prefix
+lists the candidates and exits 2. Every command first reconciles the journal: runs left
+`running` by a process that died are marked `stopped(interrupted)` (see `journal/control.py`).
+
+Exit codes: 0 success; 2 usage error, unknown or ambiguous run, refused resume or cancel.
+`resume` exits like `run`: 0 completed, 1 errored, 3 stopped. `resume` needs no `--yes`: the
+plan was approved when the run started, and the run continues the same script, args and caps.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+from dwf.runtime.journal import control as service
+
+EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 3
+RUN_EXIT = {"completed": EXIT_OK, "errored": EXIT_ERRORS, "stopped": EXIT_STOPPED}
+FOLLOW_POLL_S = 0.25
+
+
+def _usage(message: str) -> Exception:
+    from dwf.runtime.cli.main import UsageError  # imported late: cli.py imports this module
+
+    return UsageError(message)
+
+
+def add_parsers(commands) -> None:
+    def agent_options(parser):  # resume and amend run the script again: they need an agent port
+        parser.add_argument("--agent", metavar="PORT", required=True,
+                            help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...'")
+        parser.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
+        parser.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
+                            help="the workspace tools --agent anthropic offers actors")
+        parser.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
+                            help="as for `dwfc run`: text lines on stderr, stream-json NDJSON events, or json "
+                                 "(the result)")
+
+    def workspace_option(parser):
+        parser.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
+
+    runs = commands.add_parser("runs", help="list the runs of this workspace",
+                               description="List the runs journaled in <workspace>/.dwf/state.db, newest first.")
+    runs.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
+    runs.add_argument("--limit", type=int, metavar="N", help="show at most N runs")
+    workspace_option(runs)
+    runs.set_defaults(handler=cmd_runs)
+
+    show = commands.add_parser("show", help="show one run: status, phases, actors, usage, reports, result",
+                               description="Show a snapshot of one run. RUN is a run id or a unique prefix.")
+    show.add_argument("run", metavar="RUN")
+    show.add_argument("--json", action="store_true", help="print one JSON object")
+    workspace_option(show)
+    show.set_defaults(handler=cmd_show)
+
+    events = commands.add_parser("events", help="print the events of one run as NDJSON",
+                                 description="Print the journaled events of a run, one JSON object per line.")
+    events.add_argument("run", metavar="RUN")
+    events.add_argument("--follow", "-f", action="store_true", help="keep printing new events until the run settles")
+    events.add_argument("--after", type=int, default=0, metavar="SEQ", help="only events after this sequence number")
+    workspace_option(events)
+    events.set_defaults(handler=cmd_events)
+
+    resume = commands.add_parser(
+        "resume", help="continue a stopped run",
+        description="Continue a stopped run under the same id: finished asks, reads and commands replay from the "
+                    "journal (zero tokens), unfinished ones run again, reports are not repeated. The script, args "
+                    "and caps of the original run are kept; no approval is asked (the plan was approved when the "
+                    "run started). Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
+    resume.add_argument("run", metavar="RUN")
+    agent_options(resume)
+    workspace_option(resume)
+    resume.set_defaults(handler=cmd_resume)
+
+    amend = commands.add_parser(
+        "amend", help="start an edited script as the successor of a run, importing its finished work",
+        description="Amend RUN with the script FILE (RUNTIME §5.2): a live RUN is stopped as stopped(superseded); "
+                    "a new run starts whose named actors import the predecessor's finished asks in order (zero "
+                    "tokens) until the first changed ask, and whose reads import by content, until the first side "
+                    "effect. The args of RUN are kept. Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
+    amend.add_argument("run", metavar="RUN")
+    amend.add_argument("file", metavar="FILE")
+    agent_options(amend)
+    amend.add_argument("--yes", "-y", action="store_true", help="approve without the interactive prompt")
+    workspace_option(amend)
+    amend.set_defaults(handler=cmd_amend)
+
+    cancel = commands.add_parser(
+        "cancel", help="stop a running run (from another process)",
+        description="Ask the process running RUN to stop it as stopped(user), and wait for it to settle.")
+    cancel.add_argument("run", metavar="RUN")
+    cancel.add_argument("--wait", type=float, default=10.0, metavar="SECONDS",
+                        help="how long to wait for the run to settle (default 10; 0: do not wait)")
+    workspace_option(cancel)
+    cancel.set_defaults(handler=cmd_cancel)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _workspace(args) -> Path:
+    root = Path(args.workspace) if getattr(args, "workspace", None) else Path.cwd()
+    if not root.is_dir():
+        raise _usage(f"the workspace {root} is not a directory")
+    return root.resolve()
+
+
+@contextmanager
+def _opened(args):
+    """(journal or None when the workspace has no runs yet, control dir), closed on exit."""
+    journal, control = _open(args)
+    try:
+        yield journal, control
+    finally:
+        if journal is not None:
+            journal.close()
+
+
+def _open(args, *, create: bool = False):
+    """(journal, control dir) of the workspace, reconciled."""
+    from dwf.runtime.journal.store import JournalError
+    from dwf.runtime.journal.sqlite import DEFAULT_RELATIVE_PATH, SqliteJournal
+
+    root = _workspace(args)
+    if not create and not (root / DEFAULT_RELATIVE_PATH).exists():
+        return None, service.control_dir(root)
+    try:
+        journal = SqliteJournal.for_workspace(root)
+        control = service.control_dir(root)
+        service.reconcile(journal, control)
+    except JournalError as error:
+        raise _usage(str(error)) from None
+    return journal, control
+
+
+def _resolve(journal, reference: str):
+    if journal is None:
+        raise _usage(f"no run matches {reference!r}: this workspace has no runs yet")
+    try:
+        return service.resolve_run(journal, reference)
+    except service.RunLookupError as error:
+        if error.candidates:
+            lines = [str(error) + ":"]
+            lines += [f"  {row.id}  {service.status_text(row)}  {(row.meta or {}).get('name') or ''}".rstrip()
+                      for row in error.candidates]
+            raise _usage("\n".join(lines)) from None
+        raise _usage(str(error)) from None
+
+
+def _dumps(value) -> str:
+    from dwf.runtime.cli.progress import dumps
+
+    return dumps(value)
+
+
+# ---------------------------------------------------------------- runs and show
+
+
+def cmd_runs(args) -> int:
+    with _opened(args) as (journal, _):
+        rows = [service.run_summary(journal, row) for row in journal.list_runs(args.limit)] if journal else []
+    if args.json:
+        sys.stdout.write(_dumps(rows) + "\n")
+        return EXIT_OK
+    if not rows:
+        print("no runs in this workspace", file=sys.stderr)
+        return EXIT_OK
+    header = ("ID", "NAME", "STATUS", "STARTED", "DURATION", "ASKS", "TOKENS")
+    table = [header] + [(r["id"], r["name"] or "-", service.status_text(r), (r["started"] or "-")[:19].replace("T", " "),
+                         service.format_duration(r["duration_s"]), str(r["asks"]), f"{r['tokens']:,}") for r in rows]
+    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+    for line in table:
+        sys.stdout.write("  ".join(cell.ljust(widths[i]) if i < 4 else cell.rjust(widths[i])
+                                   for i, cell in enumerate(line)).rstrip() + "\n")
+    return EXIT_OK
+
+
+def cmd_show(args) -> int:
+    with _opened(args) as (journal, _):
+        data = service.snapshot(journal, _resolve(journal, args.run))
+    if args.json:
+        sys.stdout.write(_dumps(data) + "\n")
+        return EXIT_OK
+    out = [f"Run {data['id']}" + (f"  {data['name']}" if data["name"] else ""),
+           f"  Status: {service.status_text(data)}" + ("  (resumable: dwfc resume " + data["id"] + ")"
+                                                        if data["resumable"] else ""),
+           f"  Started: {data['started'] or '-'}   Duration: {service.format_duration(data['duration_s'])}",
+           f"  Usage: {data['tokens']:,} output tokens, {data['asks']} asks"]
+    if data["amended_from"]:
+        out.append(f"  Amends: {data['amended_from']}")
+    if data["superseded_by"]:
+        out.append(f"  Superseded by: {data['superseded_by']}")
+    if data["workflows"]:
+        out.append(f"  Calls saved workflows: {', '.join(data['workflows'])} (as they were when the run started)")
+    if data["phases"]:
+        out.append("  Phases:")
+        for phase in data["phases"]:
+            failed = f", {phase['failed']} failed" if phase["failed"] else ""
+            out.append(f"    [{phase['status']}] {phase['title']}: {phase['settled']}/{phase['nodes']} steps done{failed}")
+    if data["actors"]:
+        out.append("  Actors: " + ", ".join(a["name"] or a["key"] for a in data["actors"]))
+    for question in data["pending_questions"]:
+        out.append(f"  Question {question['id']} from {question['actor'] or 'an actor'}: {question['question']}")
+    if data["reports"]:
+        out.append(f"  Reports ({len(data['reports'])}):")
+        out += [f"    {_dumps(item)}" for item in data["reports"][:20]]
+        if len(data["reports"]) > 20:
+            out.append(f"    ... and {len(data['reports']) - 20} more (--json shows all)")
+    if data["artifacts"]:
+        out.append("  Artifacts: " + ", ".join(f"{a['id']} ({a['kind']})" for a in data["artifacts"]))
+    if data["status"] == "completed":
+        out.append("  Result: " + _dumps(data["result"]))
+    elif data["error"]:
+        out.append("  Error: " + str(data["error"]))
+    sys.stdout.write("\n".join(out) + "\n")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- events
+
+
+def _event_line(run_id: str, event: dict) -> str:
+    return _dumps({"type": event["type"], "run_id": run_id, "seq": event["seq"], **(event["payload"] or {})})
+
+
+def cmd_events(args) -> int:
+    journal, control = _open(args)
+    try:
+        row = _resolve(journal, args.run)
+        after = max(0, args.after)
+        last_reconcile = time.monotonic()
+        while True:
+            batch = journal.events(row.id, after)
+            for event in batch:
+                sys.stdout.write(_event_line(row.id, event) + "\n")
+                after = event["seq"]
+            sys.stdout.flush()
+            if not args.follow:
+                return EXIT_OK
+            current = journal.get_run(row.id)
+            if current is None or current.status != "running":
+                if not journal.events(row.id, after):  # everything up to run-settled was printed
+                    return EXIT_OK
+                continue
+            if time.monotonic() - last_reconcile > 2.0:  # the owner may have died meanwhile
+                service.reconcile(journal, control)
+                last_reconcile = time.monotonic()
+            time.sleep(FOLLOW_POLL_S)
+    except KeyboardInterrupt:
+        return EXIT_OK
+    finally:
+        if journal is not None:
+            journal.close()
+
+
+# ---------------------------------------------------------------- cancel
+
+
+def cmd_cancel(args) -> int:
+    journal, control = _open(args)
+    try:
+        row = _resolve(journal, args.run)
+        if row.status != "running":
+            raise _usage(f"run {row.id} is not running (it is {service.status_text(row)}); nothing to cancel")
+        service.request_cancel(control, row.id)
+        if args.wait <= 0:
+            print(f"dwfc: asked run {row.id} to stop", file=sys.stderr)
+            return EXIT_OK
+        deadline = time.monotonic() + args.wait
+        current = row
+        while time.monotonic() < deadline:
+            current = service.wait_until_settled(journal, row.id, min(1.0, deadline - time.monotonic()))
+            if current is None or current.status != "running":
+                break
+            service.reconcile(journal, control)
+        if current is not None and current.status != "running":
+            print(f"dwfc: run {row.id} is {service.status_text(current)}", file=sys.stderr)
+            return EXIT_OK
+        print(f"dwfc: asked run {row.id} to stop; it has not settled yet (`dwfc show {row.id}` tells when it has)",
+              file=sys.stderr)
+        return EXIT_OK
+    finally:
+        if journal is not None:
+            journal.close()
+
+
+# ---------------------------------------------------------------- resume
+
+
+def cmd_resume(args) -> int:
+    from dwf.compiler.compile import compile_source
+
+    from dwf.runtime.cli.main import _load_agent_port
+    from dwf.runtime.cli.progress import make_progress
+
+    with _opened(args) as (journal, control):
+        row = _resolve(journal, args.run)
+    problems = service.resume_problems(row)
+    if problems:
+        raise _usage("; ".join(problems))
+    root = _workspace(args)
+    path = f"<run {row.id}>"
+    compiled = compile_source(row.script, path)
+    if compiled.program is None:
+        raise _usage(f"run {row.id} cannot be resumed: its script no longer compiles with this dwf; amend it instead")
+    problems = []
+    options = {name: getattr(args, name) for name in ("model", "actor_tools") if getattr(args, name, None)}
+    port = _load_agent_port(args.agent, problems, root, **options)
+    if problems:
+        for problem in problems:
+            print(f"dwfc: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    progress = make_progress(args.progress)
+    outcome = _execute_resume(compiled.program, row, path, port, root, progress, args)
+    if isinstance(outcome, list):
+        for problem in outcome:
+            print(f"dwfc: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    progress.finish(outcome)
+    return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
+
+
+def _execute_resume(program, row, path: str, port, root: Path, progress, args):
+    """Resume to settlement (mirrors `cli._execute_run`); the RunResult, or the refusal problems."""
+    import anyio
+
+    from dwf.runtime.cli import main as cli
+    from dwf.runtime.ports.artifacts import ArtifactStore
+    from dwf.runtime.cli.driver import drive
+    from dwf.runtime.engine.engine import StartRequest
+    from dwf.runtime.host.saved import pinned_commands
+    from dwf.runtime.ports.world import LocalWorld
+
+    # The engine runs the saved workflows pinned when the run started; their commands were approved then.
+    commands = frozenset(program.commands) | pinned_commands(row.workflows)
+
+    async def run_with(journal):
+        request = StartRequest(
+            script=row.script, agent_port=port, path=path, journal=journal, run_id=row.id, resume=True,
+            world=LocalWorld(root, allowed_commands=commands),
+            artifacts=ArtifactStore(root),
+            questions=_questions(cli, progress, root, row.id, args),
+            listeners=[progress], control_dir=service.control_dir(root))
+        return await drive(request, progress)
+
+    return anyio.run(_with_journal, root, run_with)
+
+
+async def _with_journal(root: Path, body):
+    """`await body(journal)` with the workspace's journal open; the problem when it cannot open."""
+    from dwf.runtime.journal.store import JournalError
+    from dwf.runtime.journal.sqlite import SqliteJournal
+
+    try:
+        journal = SqliteJournal.for_workspace(root)
+    except JournalError as error:
+        return [str(error)]
+    try:
+        return await body(journal)
+    finally:
+        journal.close()
+
+
+def _questions(cli, progress, root: Path, run_id: str, args):
+    """The same question port `dwfc run` uses (terminal, or files for `dwfc answer`)."""
+    port_for = getattr(cli, "_question_port", None)
+    if port_for is not None:
+        return port_for(progress, root, run_id, args)
+    return cli._TerminalQuestions(progress) if cli._isatty(sys.stdin) else None
+
+
+
+# ---------------------------------------------------------------- amend
+
+
+def cmd_amend(args) -> int:
+    from dwf.compiler import render
+
+    from dwf.runtime.cli.main import _load_agent_port, called_section, compile_path, confirm, resolve_workflows
+    from dwf.runtime.cli.progress import make_progress
+
+    with _opened(args) as (journal, control):
+        row = _resolve(journal, args.run)
+    root = _workspace(args)
+    path = Path(args.file)
+    if not path.is_file():
+        raise _usage(f"no such script: {path}")
+    compiled = compile_path(path)
+    if compiled.program is None:
+        sys.stderr.write(render.render_full(compiled))
+        print("dwfc: error: the script has errors; the run was not amended", file=sys.stderr)
+        return EXIT_ERRORS
+    problems: list[str] = []
+    called = resolve_workflows(compiled.program, root, problems)
+    options = {name: getattr(args, name) for name in ("model", "actor_tools") if getattr(args, name, None)}
+    port = _load_agent_port(args.agent, problems, root, **options)
+    if problems:
+        for problem in problems:
+            print(f"dwfc: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.progress == "text" or not args.yes:
+        live = " (it is running: it will be stopped as superseded)" if row.status == "running" else ""
+        commands = ", ".join(sorted(called.approved_commands(compiled.program))) or "none"
+        section = "".join(line + "\n" for line in called_section(called.to_json()))
+        sys.stderr.write(f"Amend run {row.id} ({service.status_text(row)}){live}\n"
+                         f"  Script: {path}\n  Workspace: {root}\n  Agent: {args.agent}\n  Commands: {commands}\n"
+                         + section)
+    if not args.yes and not confirm("Amend this run?", "pass --yes to approve"):
+        return EXIT_USAGE
+    progress = make_progress(args.progress)
+    outcome = _execute_amend(compiled.program, compiled.source.text, row, str(path), port, root, progress, args,
+                             called)
+    if isinstance(outcome, list):
+        for problem in outcome:
+            print(f"dwfc: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    progress.finish(outcome)
+    return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
+
+
+def _execute_amend(program, script: str, row, path: str, port, root: Path, progress, args, called):
+    """Amend to settlement (mirrors `_execute_resume`); the RunResult, or the refusal problems.
+    The saved workflows the new script `called` are pinned with the new run."""
+    import anyio
+
+    from dwf.runtime.cli import main as cli
+    from dwf.runtime.host.amend import amend
+    from dwf.runtime.ports.artifacts import ArtifactStore
+    from dwf.runtime.cli.driver import drive
+    from dwf.runtime.ports.world import LocalWorld
+
+    new_id = f"dwfrun-{uuid.uuid4().hex}"
+    commands = called.approved_commands(program)
+
+    async def run_with(journal):
+        async def start(engine):
+            return await amend(
+                engine, row.id, script, journal=journal, agent_port=port, path=path,
+                control_dir=service.control_dir(root),
+                world=LocalWorld(root, allowed_commands=commands),
+                artifacts=ArtifactStore(root), questions=_questions(cli, progress, root, new_id, args),
+                listeners=[progress], approved_commands=commands, workflows=called.scripts, new_id=new_id)
+
+        return await drive(start, progress)
+
+    return anyio.run(_with_journal, root, run_with)

@@ -1,0 +1,117 @@
+"""This module defines the engine's side of one ask (RUNTIME §2): `AskChannel`, which a port
+uses to submit typed results (validated against the ask's schema, with up to three repairs),
+escalate questions, report progress and usage, and say a tool touched the workspace; and
+`run_ask`, the turn-and-nudge loop that turns a port's turns into the ask's outcome."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dwf.runtime.values.errors import ScriptError
+from dwf.runtime.ports.protocols import NUDGE_MESSAGE, AgentPort, AskError, AskRequest, Usage, Verdict
+
+REPAIR_ATTEMPTS = 3
+NUDGE_ATTEMPTS = 1
+MAX_ESCALATIONS_PER_ASK = 3
+
+
+class AskChannel:
+    """The engine side of one ask: validates submissions, counts repairs, relays usage."""
+
+    def __init__(self, run, request: AskRequest, schema_key: str | None):
+        self.run, self.request, self.schema_key = run, request, schema_key
+        self.accepted = False
+        self.exhausted = False
+        self.value: Any = None
+        self.rejections = 0
+        self.last_violations: list[str] = []
+        self.escalations = 0
+        self.ask_usage = Usage()
+        self.touched = False
+
+    async def submit(self, value: Any) -> Verdict:
+        if self.schema_key is None:
+            return Verdict(True)
+        if self.accepted:
+            return Verdict(True, final=True)
+        violations = schema_violations(self.run.validator(self.schema_key), value)
+        if violations and isinstance(value, str):
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                parsed = None
+            if parsed is not None:
+                parsed_violations = schema_violations(self.run.validator(self.schema_key), parsed)
+                if not parsed_violations:
+                    value, violations = parsed, []
+                else:
+                    violations = parsed_violations
+        if not violations:
+            self.accepted, self.value = True, value
+            return Verdict(True, final=True)
+        self.rejections += 1
+        self.last_violations = violations
+        if self.rejections > REPAIR_ATTEMPTS:
+            self.exhausted = True
+            return Verdict(False, violations, final=True)
+        self.run.events.emit("node-progress", site=self.request.site, key=self.request.key,
+                             message=f"repairing ({self.rejections}/{REPAIR_ATTEMPTS})", violations=violations)
+        return Verdict(False, violations)
+
+    async def escalate(self, question: str, context: str | None = None) -> str:
+        self.escalations += 1
+        if self.escalations > MAX_ESCALATIONS_PER_ASK:
+            return (f"You have asked {MAX_ESCALATIONS_PER_ASK} questions in this task, the most allowed. "
+                    "Proceed on your own best judgement.")
+        return await self.run.escalate(self.request, question, context, self.escalations)
+
+    def progress(self, message: str, **info: Any) -> None:
+        self.run.events.emit("node-progress", site=self.request.site, key=self.request.key, message=message, **info)
+
+    def usage(self, usage: Usage) -> None:
+        self.ask_usage.add(usage)
+        self.run.usage.add(usage)
+        self.run.events.emit("usage-updated", site=self.request.site, key=self.request.key, ask=usage.to_json(),
+                             run=self.run.usage.to_json())
+
+    def touched_world(self) -> None:
+        self.touched = True
+        self.run.close_import_cache("ask", site=self.request.site, key=self.request.key, actor=self.request.actor.name)
+        self.run.events.emit("node-progress", site=self.request.site, key=self.request.key, message="modified the workspace",
+                             touched_world=True)
+
+
+async def run_ask(port: AgentPort, request: AskRequest, channel: AskChannel) -> Any:
+    """One ask's turns: the instructions, one nudge for a typed ask that ended without
+    submitting, and the outcome: the accepted value (typed), the final text (untyped), or
+    `AskFailed` saying why."""
+    try:
+        text = await port.run_turn(request, request.instructions, channel)
+        if request.schema is None:
+            if not isinstance(text, str):
+                raise AskError("the agent's final answer was not text")
+            return text
+        for _ in range(NUDGE_ATTEMPTS):
+            if channel.accepted or channel.exhausted:
+                break
+            text = await port.run_turn(request, NUDGE_MESSAGE, channel)
+        if channel.accepted:
+            return channel.value
+        if channel.exhausted:
+            raise ScriptError("AskFailed", f"{request.key}: the result did not match its schema after "
+                              f"{REPAIR_ATTEMPTS} repairs: {'; '.join(channel.last_violations)}",
+                              details={"code": "ValidationFailed", "violations": channel.last_violations})
+        raise ScriptError("AskFailed", f"{request.key}: the agent ended its turn without submitting a result",
+                          details={"code": "ResultNotSubmitted", "final_text": text if isinstance(text, str) else None})
+    except AskError as error:
+        raise ScriptError("AskFailed", f"{request.key}: {error}", details={"code": error.code}) from None
+
+
+def schema_violations(validator, value: Any) -> list[str]:
+    """The schema errors of `value`, each "$.path: message", in path order."""
+    out = []
+    for error in sorted(validator.iter_errors(value), key=lambda e: list(map(str, e.absolute_path))):
+        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        out.append(f"{path}: {error.message}")
+    return out

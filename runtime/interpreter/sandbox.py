@@ -1,0 +1,797 @@
+"""This module defines the sandbox policy: the only place where a script reaches attributes,
+methods and operators of values. It is an allow-list over DWF's own value types
+(`runtime.values.objects`, records, plain data); anything not on the list is a fatal misuse, so a
+script can neither reach interpreter objects nor probe for them with `try/except`.
+
+Operators that could allocate without bound (repetition, concatenation, `**`, `<<`, padding
+and replacement methods, f-string widths) are checked *before* they run against the run's
+`Limits`, and a Python exception raised by an allowed operation becomes the matching DWF
+exception value (`to_script_error`).
+
+Work. One interpreter step is one statement, loop iteration or call; an operation whose cost
+grows with its data also charges steps for it (`charge`): one per `CHARS_PER_STEP` characters
+or `ITEMS_PER_STEP` container items that C code copies, compares, hashes or scans (`work`),
+and one per item that Python code in the runtime visits (`repr`, JSON conversion, lazy
+iterators). So the step limit bounds a run's time even when every step works on a value at the
+size limit (`while True: text.upper()` on a 16 MiB string). Charging needs the run's counter:
+the interpreter hands these functions a `RunLimits` (the run's `Limits` plus that counter);
+given plain `Limits`, nothing is charged.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from typing import Any
+
+from dwf.grammar import builtins as B
+from dwf.grammar import facade as F
+
+from dwf.runtime.interpreter.collection_values import CONTAINER_TYPES, DICT_TYPES, INTERNAL_NAMES, CounterValue, DequeValue, NamedTupleValue
+from dwf.runtime.values.errors import FatalError, ScriptError
+from dwf.runtime.interpreter.exceptions import missing_attribute
+from dwf.runtime.interpreter.limits import Limits
+from dwf.runtime.values.records import Record
+from dwf.runtime.values.objects import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, FrozenSet,
+                     LazyAwaitable, Module, NativeValue, OrderedSet, ReadOnlyMapping, ScriptFunction, ScriptObject,
+                     UnboundMethod, type_name)
+from dwf.runtime.values.views import VIEW_NAMES, VIEW_TYPES, DictItemsView, DictKeysView, DictValuesView, DictView
+
+PYTHON_TO_DWF = {
+    ZeroDivisionError: "ZeroDivisionError", KeyError: "KeyError", IndexError: "IndexError",
+    TypeError: "TypeError", ValueError: "ValueError", OverflowError: "OverflowError",
+    UnicodeError: "ValueError", AttributeError: "AttributeError",
+}
+# The values a script can iterate (`for`, unpacking, `*args`, `list(...)`, `l += ...`).
+ITERABLES = (list, tuple, str, dict, OrderedSet, FrozenSet, range, DwfIterator, DequeValue, *VIEW_TYPES)
+_METHOD_TYPES = {str: "str", list: "list", dict: "dict", ReadOnlyMapping: "dict", tuple: "tuple", int: "int",
+                 float: "float", OrderedSet: "set", FrozenSet: "frozenset", range: "range", slice: "slice"}
+# The builtin type names whose methods a script may reference through the type (`str.lower`).
+TYPES_WITH_METHODS = frozenset(_METHOD_TYPES.values())
+_METHOD_TYPES.update({view: view.type_name for view in VIEW_TYPES})
+_ALLOWED = {kind: frozenset(names) for kind, names in B.METHODS.items()}
+_READONLY_REFUSED = frozenset({"clear", "pop", "popitem", "setdefault", "update"})
+
+
+# Python's messages name the interpreter's classes ("unsupported operand type(s) for +: 'int'
+# and 'ScriptFunction'"); scripts see DWF's type names instead, and never an address.
+_INTERNAL_NAMES = {
+    "ScriptFunction": "function", "LazyAwaitable": "awaitable", "ActorHandle": "Agent", "BuiltinFunction": "builtin_function",
+    "BoundMethod": "builtin_function", "OrderedSet": "set", "ExceptionType": "type", "Facade": "facade", "Module": "module",
+    "DwfIterator": "iterator", "MatchValue": "re.Match", "PatternValue": "re.Pattern", "Record": "record", "ReadOnlyMapping": "dict", "ScriptError": "Exception",
+    "FrozenSet": "frozenset", "UnboundMethod": "method_descriptor",
+    **INTERNAL_NAMES,
+    **VIEW_NAMES,
+}
+_INTERNAL_NAME = re.compile(r"'(" + "|".join(_INTERNAL_NAMES) + r")'")
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def python_message(error: BaseException) -> str:
+    text = _INTERNAL_NAME.sub(lambda m: f"'{_INTERNAL_NAMES[m.group(1)]}'", str(error))
+    return _ADDRESS.sub("", text)
+
+
+def to_script_error(error: BaseException) -> ScriptError | None:
+    """The DWF exception value for a Python exception an allowed operation raised."""
+    if isinstance(error, ScriptError):
+        return error
+    if type(error) is RuntimeError:
+        # A dict or set changed while it was iterated: CPython's own check and message. Any
+        # other RuntimeError is not the script's (None: an internal error).
+        message = str(error)
+        return ScriptError("RuntimeError", message) if message.endswith("during iteration") else None
+    for python_type, name in PYTHON_TO_DWF.items():
+        if isinstance(error, python_type):
+            if isinstance(error, KeyError) and len(error.args) == 1:
+                # CPython's KeyError shows the key's repr; the key itself stays the exception's arg.
+                return ScriptError(name, dwf_repr(error.args[0]), args=(error.args[0],))
+            return ScriptError(name, python_message(error))
+    return None
+
+
+def exception_message(lineage: tuple[str, ...], args: tuple, limits: Limits | None = None) -> str:
+    """`str(e)` of an exception of the class with `lineage` built with `args`, as CPython shows
+    it: nothing, the one argument's `str` (a KeyError's: its `repr`), or the tuple's `repr`."""
+    if not args:
+        return ""
+    if len(args) == 1:
+        return dwf_repr(args[0], limits) if "KeyError" in lineage else display(args[0], limits)
+    if "OSError" in lineage and len(args) <= 5:  # (errno, strerror[, filename[, winerror[, filename2]]])
+        text = f"[Errno {display(args[0], limits)}] {display(args[1], limits)}"
+        if len(args) >= 3:
+            text += f": {dwf_repr(args[2], limits)}"
+        return text + (f" -> {dwf_repr(args[4], limits)}" if len(args) == 5 else "")
+    return dwf_repr(tuple(args), limits)
+
+
+def iterable(value: Any) -> Any:
+    """`value` if a script may iterate it, else the TypeError CPython raises."""
+    if isinstance(value, ITERABLES):
+        return value
+    raise ScriptError("TypeError", f"'{type_name(value)}' object is not iterable")
+
+
+def misuse(message: str) -> FatalError:
+    return FatalError("Misuse", message)
+
+
+# ---------------------------------------------------------------- attributes
+
+
+def get_attribute(value: Any, attr: str) -> Any:
+    """`value.attr` for the allowed attributes; any other is the `AttributeError` CPython raises
+    (or a fatal misuse for what CPython has and DWF does not offer: `runtime.interpreter.exceptions`), except
+    on hooks (agents, facades, awaitables), where a wrong attribute is always a fatal misuse."""
+    if attr.startswith("__"):
+        raise misuse(f"attribute `{attr}` is not allowed")
+    if isinstance(value, NativeValue):  # collections values and types answer for themselves
+        return value.script_attribute(attr)
+    kind = _METHOD_TYPES.get(type(value))
+    if kind is not None:
+        if attr in _ALLOWED[kind]:
+            if isinstance(value, ReadOnlyMapping) and attr in _READONLY_REFUSED:
+                raise ScriptError("TypeError", "`args` is read-only")
+            if attr in B.TYPE_LEVEL_METHODS:  # `{}.fromkeys` is `dict.fromkeys`, as in CPython
+                return unbound_method(kind, attr)
+            member = getattr(value, attr)
+            if attr in B.VALUE_ATTRIBUTES:
+                return member
+            return BoundMethod(value, attr, member)
+    elif type(value) is BuiltinFunction and value.name in TYPES_WITH_METHODS:
+        if attr in _ALLOWED[value.name] and attr not in B.VALUE_ATTRIBUTES:
+            return unbound_method(value.name, attr)
+    elif isinstance(value, Record):
+        if attr in value.fields:
+            return value.fields[attr]
+    elif isinstance(value, ActorHandle):
+        if attr == "name":
+            return value.name
+        raise misuse(f"an agent has no attribute `{attr}` here (call `.ask(...)` directly)")
+    elif isinstance(value, Module):
+        if attr in value.members:
+            return value.members[attr]
+    elif isinstance(value, ScriptObject):
+        return value.get_attribute(attr)
+    elif isinstance(value, ScriptError):
+        if attr == "args":
+            return value.args_value
+        if attr in value.attributes:
+            return value.attributes[attr]
+    elif isinstance(value, Facade):
+        raise misuse(f"`{value.name}.{attr}` may only be called directly")
+    elif isinstance(value, LazyAwaitable):
+        raise misuse(f"`awaitable` has no allowed attribute `{attr}`: an awaitable has no attributes; "
+                     f"add `await` to use its result (`(await ...).{attr}`)")
+    raise missing_attribute(value, attr)
+
+
+_UNBOUND: dict[tuple[str, str], UnboundMethod] = {}
+
+
+def unbound_method(owner: str, name: str) -> UnboundMethod:
+    """The one value for `owner.name` (immutable, so every run can share it)."""
+    method = _UNBOUND.get((owner, name))
+    if method is None:
+        method = _UNBOUND[(owner, name)] = UnboundMethod(owner, name)
+    return method
+
+
+# ---------------------------------------------------------------- work
+
+CHARS_PER_STEP = 256  # characters of a string that C code handles in about one step's time
+ITEMS_PER_STEP = 16  # container items (copied, hashed or compared) per step
+
+
+class RunLimits:
+    """One run's limits (the fields of `Limits`, read as attributes) and the step counter that
+    `charge` adds to: `counter` is the interpreter, whose `steps` the statements count."""
+
+    __slots__ = (*Limits.NAMES, "counter")
+
+    def __init__(self, limits: Limits, counter: Any):
+        for name in Limits.NAMES:
+            setattr(self, name, getattr(limits, name))
+        self.counter = counter
+
+
+def charge(limits: Limits | RunLimits, steps: int) -> None:
+    """Count `steps` more steps of work against the step limit."""
+    if steps > 0 and type(limits) is RunLimits:
+        counter = limits.counter
+        counter.steps += steps
+        if counter.steps > limits.steps:
+            raise limit_error("steps", limits)
+
+
+_CONTAINERS = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, range, *CONTAINER_TYPES, *VIEW_TYPES})
+
+
+def work(value: Any) -> int:
+    """The steps an operation that reads all of `value` costs (0 for scalars)."""
+    kind = type(value)
+    if kind is str:
+        return len(value) // CHARS_PER_STEP
+    if kind in _CONTAINERS:
+        return len(value) // ITEMS_PER_STEP
+    return 0
+
+
+# ---------------------------------------------------------------- sizes
+
+
+def check_string(value: str, limits: Limits) -> str:
+    # len() counts code points; a code point takes at most 4 bytes, so only long strings pay
+    # for an exact UTF-8 size.
+    if len(value) * 4 > limits.string_bytes and len(value.encode("utf-8", "surrogatepass")) > limits.string_bytes:
+        raise limit_error("string_bytes", limits)
+    return value
+
+
+def check_items(value: Any, limits: Limits) -> Any:
+    if len(value) > limits.items:
+        raise limit_error("items", limits)
+    return value
+
+
+_TUPLES = frozenset({tuple, NamedTupleValue, FrozenSet})
+
+
+def check_tuple(value: tuple, limits: Limits) -> tuple:
+    """Nested tuples stay hashable in bounded time and C stack. CPython hashes and compares a
+    tuple by recursing through its tuple items in C, with no depth guard for hashing, and a
+    tuple that holds one tuple twice at every level (`t = (t, t)` 64 times) is tiny in memory
+    but has 2**64 paths. So a tuple may nest at most `Limits.recursion` deep and count at most
+    `Limits.items` items through all its paths. Only tuples with tuple (or frozenset) items are
+    walked, each distinct tuple once."""
+    if not any(type(item) in _TUPLES for item in value):
+        return value
+    _check_hashable_nesting(value, limits)
+    return value
+
+
+def check_frozenset(value: FrozenSet, limits: Limits) -> FrozenSet:
+    """A frozenset is a hashable container too: equal frozensets are compared item by item in C
+    when one is looked up in a dict or set, so they are bounded like tuples (`check_tuple`)."""
+    check_items(value, limits)
+    if value.measured is None and any(type(item) in _TUPLES for item in value):
+        _check_hashable_nesting(value, limits)
+    return value
+
+
+def _check_hashable_nesting(value: Any, limits: Limits) -> None:
+    measured: dict[int, tuple[int, int]] = {}  # id -> (items through all paths, height)
+
+    def measure(node: Any) -> tuple[int, int]:
+        known = node.measured if type(node) is FrozenSet else measured.get(id(node))
+        if known is not None:
+            return known
+        size, height = len(node), 1
+        for item in node:
+            if type(item) in _TUPLES:
+                inner_size, inner_height = measure(item)
+                size += inner_size
+                height = max(height, inner_height + 1)
+                if size > limits.items:
+                    raise FatalError("LimitExceeded", f"the {Limits.NAMES['items']} ({limits.items:,}) was exceeded by "
+                                     "the items of nested tuples and frozensets")
+        if type(node) is FrozenSet:
+            node.measured = (size, height)  # immutable: measured once for every later check
+        else:
+            measured[id(node)] = (size, height)
+        return size, height
+
+    # Every tuple and frozenset was checked when it was made, so the recursion is at most one
+    # level deeper than the limit allows before the height check below refuses it.
+    _, height = measure(value)
+    if height > limits.recursion:
+        raise FatalError("LimitExceeded", f"the {Limits.NAMES['recursion']} ({limits.recursion:,}) was exceeded by tuples "
+                         f"or frozensets nested more than {limits.recursion:,} deep")
+
+
+# Containers that C code walks item by item when it compares, renders or encodes a value.
+_NESTABLE = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, Record, slice, *CONTAINER_TYPES,
+                       *VIEW_TYPES})
+_DICTS = frozenset({dict, ReadOnlyMapping, *DICT_TYPES})
+_VIEWS = frozenset(VIEW_TYPES)
+
+
+def expanded_size(value: Any, cap: int) -> int:
+    """How many values a walk of `value` in C visits (comparing, sorting, rendering, encoding):
+    every item of every container through all paths, so a container reachable twice counts
+    twice. Aliasing makes that exponential in memory (`a = [a, a]` 60 times is 61 small lists
+    and 2**61 paths) and C code has no step counter, so operations that walk values charge this
+    size first. Each distinct container is measured once and counting stops past `cap`; a
+    container inside itself counts once there (C stops at it: `[...]`, or a RecursionError)."""
+    if type(value) not in _NESTABLE:
+        return 1
+    sizes: dict[int, int] = {}
+
+    def measure(node: Any) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        sizes[id(node)] = 1
+        if type(node) is Record:
+            items = list(node.fields.values())
+        elif type(node) in _DICTS:
+            items = [*node.keys(), *node.values()]
+        elif type(node) is slice:
+            items = [node.start, node.stop, node.step]
+        elif type(node) in _VIEWS:  # what the view shows of its dict (an items view: keys and values)
+            backing = node.backing
+            items = [*backing] if type(node) is DictKeysView else [*backing.values()] if type(node) is DictValuesView \
+                else [*backing, *backing.values()]
+        else:
+            items = node
+        total = 1 + len(items)
+        if not _NESTABLE.isdisjoint(map(type, items)):  # in C: flat containers cost one pass
+            for item in items:
+                if type(item) in _NESTABLE:
+                    total += measure(item) - 1
+                    if total > cap:
+                        break
+        sizes[id(node)] = total = min(total, cap + 1)
+        return total
+
+    return measure(value)  # data nested past the recursion limit: RecursionError, as a walk in C would
+
+
+def charge_walk(limits: Limits | RunLimits, *values: Any, times: int = 1) -> None:
+    """Charge the steps of C code walking `values` `times` over (see `expanded_size`); a value
+    too large to walk within the remaining steps is refused before C starts."""
+    if type(limits) is not RunLimits:
+        return
+    cap = max(0, (limits.steps - limits.counter.steps) * ITEMS_PER_STEP)
+    total = 0
+    for value in values:
+        total += expanded_size(value, cap) * times
+        if total > cap:
+            break
+    charge(limits, total // ITEMS_PER_STEP if total <= cap else limits.steps + 1)
+
+
+def limit_error(name: str, limits: Limits) -> FatalError:
+    amount = getattr(limits, name)
+    shown = f"{amount:,}" if isinstance(amount, int) else f"{amount}"
+    return FatalError("LimitExceeded", f"the {Limits.NAMES[name]} ({shown}) was exceeded")
+
+
+def check_value(value: Any, limits: Limits) -> Any:
+    kind = type(value)
+    if kind is str:
+        return check_string(value, limits)
+    if kind is FrozenSet:
+        return check_frozenset(value, limits)
+    if kind in (list, dict, tuple, OrderedSet) or kind in CONTAINER_TYPES:
+        return check_items(value, limits)
+    return value
+
+
+# ---------------------------------------------------------------- operators
+
+
+def check_int(value: Any, limits: Limits) -> Any:
+    """Integers that arithmetic produces stay within `Limits.pow_bits` bits (LANGUAGE §4): `**`,
+    `*`, `<<` are checked before they compute, `+`/`-` after (they add at most one bit)."""
+    if type(value) is int and value.bit_length() > limits.pow_bits:
+        raise limit_error("pow_bits", limits)
+    return value
+
+
+def _pow(a: Any, b: Any, limits: Limits) -> Any:
+    if type(a) in (int, bool) and type(b) in (int, bool) and b > 0 and abs(a) > 1:
+        # |a| ** b has about b * log2|a| bits: refuse before computing anything much bigger.
+        if b * math.log2(abs(a)) > limits.pow_bits + 1:
+            raise limit_error("pow_bits", limits)
+        return check_int(a ** b, limits)
+    result = a ** b
+    if type(result) is complex:  # DWF has no complex numbers: (-8) ** 0.5 is a domain error
+        raise ScriptError("ValueError", "math domain error")
+    return result
+
+
+def _mul(a: Any, b: Any, limits: Limits) -> Any:
+    if isinstance(a, (str, list, tuple)) and isinstance(b, int) and not isinstance(b, bool):
+        _check_repeat(a, b, limits)
+        charge(limits, _repeat_work(a, b))
+    elif isinstance(b, (str, list, tuple)) and isinstance(a, int) and not isinstance(a, bool):
+        _check_repeat(b, a, limits)
+        charge(limits, _repeat_work(b, a))
+    elif type(a) is int and type(b) is int:
+        if a.bit_length() + b.bit_length() > limits.pow_bits + 1:
+            raise limit_error("pow_bits", limits)
+        return check_int(a * b, limits)
+    return a * b
+
+
+def _repeat_work(sequence, count: int) -> int:
+    size = len(sequence) * max(count, 0)
+    return size // (CHARS_PER_STEP if isinstance(sequence, str) else ITEMS_PER_STEP)
+
+
+def _check_repeat(sequence, count: int, limits: Limits) -> None:
+    total = len(sequence) * max(count, 0)
+    if isinstance(sequence, str):
+        if total * 4 > limits.string_bytes and total > limits.string_bytes // 4:
+            if len(sequence.encode("utf-8")) * count > limits.string_bytes:
+                raise limit_error("string_bytes", limits)
+    elif total > limits.items:
+        raise limit_error("items", limits)
+
+
+def _add(a: Any, b: Any, limits: Limits) -> Any:
+    if type(a) is int and type(b) is int:
+        return check_int(a + b, limits)
+    if isinstance(a, (list, tuple)) and type(b) is type(a) and len(a) + len(b) > limits.items:
+        raise limit_error("items", limits)
+    result = a + b
+    charge(limits, work(result))
+    if isinstance(result, str):
+        return check_string(result, limits)
+    return result
+
+
+def _sub(a: Any, b: Any, limits: Limits) -> Any:
+    if type(a) is int and type(b) is int:
+        return check_int(a - b, limits)
+    if type(a) in _SET_OPERANDS or type(b) in _VIEWS:
+        _charge_set_operands(a, b, limits)
+    return a - b
+
+
+def _lshift(a: Any, b: Any, limits: Limits) -> Any:
+    if type(a) in (int, bool) and type(b) in (int, bool) and a and b > 0 and abs(a).bit_length() + b > limits.pow_bits:
+        raise limit_error("pow_bits", limits)
+    return a << b
+
+
+_SET_OPERANDS = frozenset({OrderedSet, FrozenSet, *VIEW_TYPES})
+
+
+def _charge_set_operands(a: Any, b: Any, limits: Limits) -> None:
+    """Set operators read both operands; with an items view they also compare its values."""
+    if type(a) is DictItemsView or type(b) is DictItemsView:
+        charge_walk(limits, a, b)
+    else:
+        charge(limits, work(a) + work(b))
+
+
+def _union(fn):
+    """`|` and `^` of sets, dict views and dicts can make a container larger than either operand."""
+    def apply(a, b, limits):
+        _charge_set_operands(a, b, limits)
+        return check_value(fn(a, b), limits)
+    return apply
+
+
+def _sized(fn):
+    """`&` of sets (and of dict views, on either side) reads both operands."""
+    def apply(a, b, limits):
+        if type(a) in _SET_OPERANDS or type(b) in _VIEWS:
+            _charge_set_operands(a, b, limits)
+        return fn(a, b, limits) if fn is _sub else fn(a, b)
+    return apply
+
+
+def _mod(a: Any, b: Any, limits: Limits) -> Any:
+    if isinstance(a, str):
+        from dwf.runtime.interpreter.formatting import percent_format  # it renders values with this module's display/dwf_repr
+
+        return percent_format(a, b, limits)
+    return a % b
+
+
+def _truediv(a, b, limits):
+    return a / b
+
+
+def _plain(fn):
+    return lambda a, b, limits: fn(a, b)
+
+
+BINARY = {
+    "+": _add, "*": _mul, "/": _truediv, "//": _plain(operator.floordiv),
+    "%": _mod, "**": _pow, "<<": _lshift, ">>": _plain(operator.rshift), "&": _sized(operator.and_),
+    "|": _union(operator.or_), "^": _union(operator.xor), "-": _sub,
+}
+
+
+# Augmented assignment mutates lists, dicts and sets in place, so aliases see the change as in
+# CPython (`b = a; a += [1]` changes `b`); every other operand gets the plain operator.
+# A Counter or deque changes in place as in CPython (aliases see it); their operators meter
+# themselves (collection_values.py).
+_IN_PLACE_NATIVE = frozenset({CounterValue, DequeValue})
+
+
+def _iadd(a, b, limits):
+    if type(a) is not list:
+        if type(a) in _IN_PLACE_NATIVE:
+            return operator.iadd(a, b)
+        return _add(a, b, limits)
+    iterable(b)
+    if hasattr(b, "__len__") and len(a) + len(b) > limits.items:
+        raise limit_error("items", limits)
+    a.extend(b)
+    charge(limits, work(b))
+    return check_items(a, limits)
+
+
+def _imul(a, b, limits):
+    if type(a) is not list or type(b) is not int:
+        if type(a) in _IN_PLACE_NATIVE:
+            return operator.imul(a, b)
+        return _mul(a, b, limits)
+    _check_repeat(a, b, limits)
+    a *= b
+    charge(limits, work(a))
+    return a
+
+
+def _inplace(python, name):
+    def apply(a, b, limits):
+        if isinstance(a, ReadOnlyMapping):
+            raise ScriptError("TypeError", "`args` is read-only")
+        if type(a) is OrderedSet or (type(a) is dict and name == "|"):
+            charge(limits, work(b))
+            return check_value(python(a, b), limits)
+        if type(a) in _IN_PLACE_NATIVE or (isinstance(a, dict) and name == "|"):
+            charge(limits, work(b))
+            return check_items(python(a, b), limits)
+        return BINARY[name](a, b, limits)
+    return apply
+
+
+INPLACE = {**BINARY, "+": _iadd, "*": _imul, "|": _inplace(operator.ior, "|"), "&": _inplace(operator.iand, "&"),
+           "-": _inplace(operator.isub, "-"), "^": _inplace(operator.ixor, "^")}
+
+UNARY = {"-": operator.neg, "+": operator.pos, "not": operator.not_, "~": operator.invert}
+
+
+def _in(a, b):
+    if not isinstance(b, ITERABLES):
+        raise ScriptError("TypeError", f"argument of type '{type_name(b)}' is not iterable")
+    return a in b
+
+
+def _compared(fn):
+    """Comparing strings reads them; comparing containers walks them through every path
+    (charged as both, in full, before C starts)."""
+    def compare(a, b, limits):
+        if a is b and type(a) in _NESTABLE:
+            charge(limits, work(a))  # C meets the same object in every item: one pass
+        elif type(a) in _NESTABLE and type(b) in _NESTABLE:
+            charge_walk(limits, a, b)
+        elif type(a) is str or type(b) is str:
+            charge(limits, work(a) + work(b))
+        return fn(a, b)
+    return compare
+
+
+def _contains(a, b, limits):
+    if type(b) in (list, tuple, DequeValue, NamedTupleValue):  # a linear scan comparing `a` with each item
+        charge_walk(limits, b)
+        if type(a) in _NESTABLE:
+            charge_walk(limits, a, times=len(b))
+    elif type(b) is str:
+        charge(limits, work(b))
+    elif type(b) is DictValuesView:  # a linear scan, as in a list
+        charge_walk(limits, b)
+        if type(a) in _NESTABLE:
+            charge_walk(limits, a, times=len(b))
+    elif type(b) is DictItemsView:  # one lookup, then the value compared with `a`'s
+        charge_walk(limits, a)
+    return _in(a, b)
+
+
+# Each takes (left, right, limits) like BINARY.
+COMPARE = {
+    "==": _compared(operator.eq), "!=": _compared(operator.ne), "<": _compared(operator.lt),
+    "<=": _compared(operator.le), ">": _compared(operator.gt), ">=": _compared(operator.ge),
+    "in": _contains, "not in": lambda a, b, limits: not _contains(a, b, limits),
+    "is": lambda a, b, limits: a is b, "is not": lambda a, b, limits: a is not b,
+}
+
+FORMAT_NUMBER = re.compile(r"\d+")
+
+
+def format_value(value: Any, spec: str, limits: Limits) -> str:
+    """`format(value, spec)` for f-strings, with widths and precisions bounded."""
+    for number in FORMAT_NUMBER.findall(spec):
+        if len(number) > 9 or int(number) > limits.string_bytes:
+            raise limit_error("string_bytes", limits)
+    if not isinstance(value, (str, int, float, bool)) and value is not None:
+        if spec and type(value) in _DATA_TYPES:
+            raise ScriptError("TypeError", f"unsupported format string passed to {type_name(value)}.__format__")
+        if spec:
+            raise ScriptError("TypeError", f"format spec {spec!r} cannot be applied to {type_name(value)}")
+        return display(value, limits)
+    text = check_string(format(value, spec), limits)
+    charge(limits, work(text))
+    return text
+
+
+# Plain data whose `format` with a spec fails with CPython's message.
+_DATA_TYPES = frozenset({list, tuple, dict, ReadOnlyMapping, OrderedSet, FrozenSet, range, slice, *VIEW_TYPES})
+_DEFAULT_LIMITS = Limits()
+
+
+def display(value: Any, limits: Limits | None = None) -> str:
+    """`str(value)` as a script sees it."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is int or kind is float or kind is bool or value is None:
+        return repr(value)
+    if isinstance(value, ScriptError):
+        return value.message
+    return dwf_repr(value, limits)
+
+
+def dwf_repr(value: Any, limits: Limits | None = None) -> str:
+    """`repr(value)`: Python's form for plain data, DWF's for everything else; never an address.
+    A container that contains itself shows `[...]` / `{...}` as in CPython. The text is built
+    piece by piece within the string size limit (a list holding one big string a million times
+    is refused, not rendered)."""
+    kind = type(value)
+    if kind is int or kind is float or kind is bool or value is None:
+        return repr(value)  # the common case, and small (ints stay within the bit limit)
+    limits = limits or _DEFAULT_LIMITS
+    if expanded_size(value, limits.string_bytes) > limits.string_bytes:  # every value shows as a character or more
+        raise limit_error("string_bytes", limits)
+    out: list[str] = []
+    budget = [limits.string_bytes]
+    _repr_into(value, out, set(), budget, limits)
+    text = "".join(out)
+    charge(limits, len(out) // 2 + work(text))  # about two pieces per value visited, in Python
+    return text
+
+
+def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -> None:
+    def put(text: str) -> None:
+        budget[0] -= len(text)
+        if budget[0] < 0:
+            raise limit_error("string_bytes", limits)
+        out.append(text)
+
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        put(repr(value))
+    elif isinstance(value, CONTAINER_TYPES):
+        if id(value) in seen:
+            put(value.recursive_text)
+            return
+        seen.add(id(value))
+        for kind, part in value.repr_parts():
+            if kind == "text":
+                put(part)
+            else:
+                _repr_into(part, out, seen, budget, limits)
+        seen.discard(id(value))
+    elif isinstance(value, (list, tuple, dict, OrderedSet)):
+        if id(value) in seen:
+            put("[...]" if isinstance(value, list) else "(...)" if isinstance(value, tuple) else "{...}")
+            return
+        if isinstance(value, OrderedSet) and not value:
+            put("set()")
+            return
+        seen.add(id(value))
+        opening, closing = {list: "[]", tuple: "()", dict: "{}"}.get(type(value), "{}")
+        put(opening)
+        for index, item in enumerate(value.items() if isinstance(value, dict) else value):
+            if index:
+                put(", ")
+            if isinstance(value, dict):
+                _repr_into(item[0], out, seen, budget, limits)
+                put(": ")
+                item = item[1]
+            _repr_into(item, out, seen, budget, limits)
+        if isinstance(value, tuple) and len(value) == 1:
+            put(",")
+        put(closing)
+        seen.discard(id(value))
+    elif type(value) is FrozenSet:
+        if not value:
+            put("frozenset()")
+            return
+        put("frozenset(")
+        _repr_into(value.items, out, seen, budget, limits)
+        put(")")
+    elif type(value) is slice:
+        put("slice(")
+        for index, part in enumerate((value.start, value.stop, value.step)):
+            put(", " if index else "")
+            _repr_into(part, out, seen, budget, limits)
+        put(")")
+    elif type(value) in _VIEWS:
+        if id(value) in seen:  # a view inside its own dict: CPython shows `...`
+            put("...")
+            return
+        seen.add(id(value))
+        put(value.type_name + "([")
+        for index, item in enumerate(value):
+            if index:
+                put(", ")
+            _repr_into(item, out, seen, budget, limits)
+        put("])")
+        seen.discard(id(value))
+    elif isinstance(value, range):
+        put(f"range({value.start}, {value.stop})" if value.step == 1 else f"range({value.start}, {value.stop}, {value.step})")
+    elif isinstance(value, ScriptError):
+        put(f"{value.type_name.rpartition('.')[2]}(")  # `re.error` shows as `error(...)`, as in CPython
+        for index, arg in enumerate(value.args_value):
+            put(", " if index else "")
+            _repr_into(arg, out, seen, budget, limits)
+        put(")")
+    elif isinstance(value, Record):
+        put(f"{value.type_name}(")
+        for index, (name, field) in enumerate(value.fields.items()):
+            put(f"{', ' if index else ''}{name}=")
+            _repr_into(field, out, seen, budget, limits)
+        put(")")
+    elif isinstance(value, (ScriptFunction, LazyAwaitable, ActorHandle, Module, BuiltinFunction, BoundMethod,
+                            UnboundMethod, ExceptionType, Facade, ScriptObject, DwfIterator)):
+        put(repr(value))
+    else:
+        put(f"<{type_name(value)}>")
+
+
+# ---------------------------------------------------------------- JSON
+
+
+def to_json(value: Any, what: str = "value", limits: Limits | None = None) -> Any:
+    """Convert a script value to JSON data (records to objects, tuples to lists), or raise. The
+    JSON text it stands for must fit the string size limit (a list that repeats one big string
+    a million times is tiny in memory and enormous as JSON)."""
+    limits = limits or _DEFAULT_LIMITS
+    if expanded_size(value, limits.string_bytes) > limits.string_bytes:  # every value is a character or more of JSON
+        raise FatalError("LimitExceeded", f"the {what} is larger than the {Limits.NAMES['string_bytes']} "
+                         f"({limits.string_bytes:,}) as JSON")
+    budget = [limits.string_bytes]
+    nodes = [0]
+    data = _to_json(value, what, 0, budget, nodes)
+    charge(limits, nodes[0] + (limits.string_bytes - budget[0]) // CHARS_PER_STEP)
+    if budget[0] < 0:
+        raise FatalError("LimitExceeded", f"the {what} is larger than the {Limits.NAMES['string_bytes']} "
+                         f"({limits.string_bytes:,}) as JSON")
+    return data
+
+
+def _to_json(value: Any, what: str, depth: int, budget: list, nodes: list) -> Any:
+    nodes[0] += 1
+    if depth > 200:
+        raise ScriptError("ValueError", f"the {what} is nested too deeply to be JSON")
+    if budget[0] < 0:
+        return None  # already too big: stop converting, the caller raises
+    if isinstance(value, str):
+        budget[0] -= len(value) + 2
+        return value
+    if value is None or isinstance(value, (bool, int)):
+        budget[0] -= 5 if not isinstance(value, int) or isinstance(value, bool) else value.bit_length() // 3 + 2
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ScriptError("ValueError", f"the {what} contains a non-finite float ({value}), which is not JSON")
+        budget[0] -= 24
+        return value
+    if isinstance(value, (list, tuple)):
+        budget[0] -= 2 + 2 * len(value)
+        return [_to_json(v, what, depth + 1, budget, nodes) for v in value]
+    if isinstance(value, dict):
+        budget[0] -= 2 + 4 * len(value)
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ScriptError("TypeError", f"the {what} has a non-string dict key {dwf_repr(key)}; JSON keys are strings")
+            budget[0] -= len(key)
+            out[key] = _to_json(item, what, depth + 1, budget, nodes)
+        return out
+    if isinstance(value, Record):
+        return _to_json(value.to_json(), what, depth + 1, budget, nodes)
+    if isinstance(value, DictView):
+        raise ScriptError("TypeError", f"the {what} contains a {value.type_name} view, which is not JSON data; "
+                          f"make it a list first: `list(d.{value.type_name.removeprefix('dict_')}())`")
+    raise ScriptError("TypeError", f"the {what} contains {type_name(value)} ({dwf_repr(value)}), which is not JSON data")
+
+
+FACADE_CONTAINERS = tuple(F.CONTAINERS)

@@ -1,0 +1,681 @@
+"""This module is the SQLite journal store (RUNTIME §5), the embedded default: one file
+(`.dwf/state.db` under the workspace), WAL mode, `synchronous=NORMAL`, parameterized SQL only,
+a `dwf_schema_version` table with forward migrations, and content-addressed storage of large
+values in `dwf_blob`. It implements the same `JournalStore` interface as `MemoryJournal`.
+
+Every write commits before the call returns (one statement in autocommit, or a short
+`BEGIN IMMEDIATE` transaction), so a process that is killed never loses a committed row, except
+while a run holds commits (`hold_commits`): then node rows and events join one open transaction
+that the engine commits at the end of the event-loop tick and always before it dispatches an
+effect (group commit: a commit per tick instead of one per row). Every
+SQLite failure (a corrupted or truncated file, a locked database, a full disk, a read-only file,
+a row holding invalid JSON) surfaces as a `JournalError` that names the file and says what to do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from dwf.runtime.journal.store import JournalError, NodeRow, RunRow
+
+DEFAULT_RELATIVE_PATH = Path(".dwf") / "state.db"
+BLOB_THRESHOLD = 4096  # JSON texts longer than this many bytes are stored once, by sha256
+DEFAULT_BUSY_TIMEOUT_S = 5.0
+# A group transaction holds the file's write lock. The engine commits it at the end of each
+# event-loop tick; a script computing for seconds between awaits would keep it longer and make
+# other processes writing to the same file wait, so a watchdog thread commits older ones.
+GROUP_MAX_AGE_S = 0.2
+
+_NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"  # SQL text, never a value
+_to_json = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps(**options) builds one per call
+
+# ---------------------------------------------------------------------------- schema
+
+_SCHEMA_V1 = f"""
+CREATE TABLE dwf_run (
+    id TEXT PRIMARY KEY,
+    script TEXT NOT NULL,
+    script_sha256 TEXT NOT NULL,
+    ir_hash TEXT NOT NULL,
+    compiler_version TEXT NOT NULL,
+    args TEXT NOT NULL,
+    meta TEXT NOT NULL,
+    caps TEXT NOT NULL,
+    status TEXT NOT NULL,
+    stop_reason TEXT,
+    result TEXT,
+    error TEXT,
+    usage TEXT NOT NULL,
+    resumed_from TEXT,
+    superseded_by TEXT,
+    created_at TEXT NOT NULL DEFAULT ({_NOW}),
+    updated_at TEXT NOT NULL DEFAULT ({_NOW})
+);
+CREATE TABLE dwf_actor (
+    run_id TEXT NOT NULL REFERENCES dwf_run(id),
+    site_id TEXT NOT NULL,
+    occurrence TEXT NOT NULL,
+    name TEXT,
+    persona TEXT,
+    model TEXT,
+    session_id TEXT,
+    created_at TEXT NOT NULL DEFAULT ({_NOW}),
+    UNIQUE (run_id, site_id, occurrence)
+);
+CREATE TABLE dwf_node (
+    run_id TEXT NOT NULL REFERENCES dwf_run(id),
+    site_id TEXT NOT NULL,
+    occurrence_key TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('ask', 'read', 'run', 'report', 'artifact')),
+    actor TEXT,
+    input_hash TEXT NOT NULL,
+    input TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
+    result TEXT,
+    error TEXT,
+    usage TEXT NOT NULL,
+    imported INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL DEFAULT ({_NOW}),
+    updated_at TEXT NOT NULL DEFAULT ({_NOW}),
+    UNIQUE (run_id, site_id, occurrence_key)
+);
+CREATE TABLE dwf_event (
+    run_id TEXT NOT NULL REFERENCES dwf_run(id),
+    sequence INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    payload TEXT,
+    created_at TEXT NOT NULL DEFAULT ({_NOW}),
+    UNIQUE (run_id, sequence)
+);
+"""
+
+# Version 2: content-addressed storage of large values. A `*_blob` column holds the sha256 of a
+# `dwf_blob` row and the inline JSON column is NULL; small values stay inline.
+_SCHEMA_V2 = """
+CREATE TABLE dwf_blob (
+    sha256 TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
+ALTER TABLE dwf_run ADD COLUMN result_blob TEXT REFERENCES dwf_blob(sha256);
+ALTER TABLE dwf_node ADD COLUMN result_blob TEXT REFERENCES dwf_blob(sha256);
+ALTER TABLE dwf_event ADD COLUMN payload_blob TEXT REFERENCES dwf_blob(sha256);
+CREATE INDEX dwf_run_created ON dwf_run(created_at);
+"""
+
+# Version 3: the saved workflows a run calls inline (`workflow()`), name -> script text as JSON,
+# pinned when the run starts so a resume runs what was approved, not today's files.
+_SCHEMA_V3 = """
+ALTER TABLE dwf_run ADD COLUMN workflows TEXT;
+"""
+
+
+def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
+    def apply(conn: sqlite3.Connection) -> None:
+        for statement in sql.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+    return apply
+
+
+# Forward migrations: MIGRATIONS[i] takes a database from version i to version i + 1. Each is
+# applied inside the same transaction as the version row that records it. Append, never edit.
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_script(_SCHEMA_V1), _script(_SCHEMA_V2),
+                                                           _script(_SCHEMA_V3)]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_ERROR_KINDS = (  # (SQLite primary result code, kind, words in the message when no code is known)
+    ("SQLITE_BUSY", "locked", "locked"), ("SQLITE_LOCKED", "locked", "locked"), ("SQLITE_FULL", "full", "is full"),
+    ("SQLITE_READONLY", "readonly", "readonly"), ("SQLITE_CORRUPT", "corrupt", "malformed"),
+    ("SQLITE_NOTADB", "corrupt", "not a database"), ("SQLITE_CANTOPEN", "cantopen", "unable to open"),
+    ("SQLITE_IOERR", "io", "disk i/o"), ("SQLITE_PERM", "readonly", "permission"),
+)
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    try:
+        conn.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass  # nothing was open, or SQLite already rolled back
+
+
+def _classify(error: sqlite3.Error) -> str | None:
+    name = getattr(error, "sqlite_errorname", None)
+    if name:
+        for code, kind, _ in _ERROR_KINDS:
+            if name == code or name.startswith(code + "_"):
+                return kind
+        return None
+    text = str(error).lower()
+    return next((kind for _, kind, words in _ERROR_KINDS if words in text), None)
+
+
+# RunRow field -> dwf_run column: the only names ever written into SQL text.
+_RUN_JSON = ("args", "meta", "caps", "result", "error", "usage", "workflows")
+_RUN_TEXT = ("script", "script_sha256", "ir_hash", "compiler_version", "status", "stop_reason",
+             "resumed_from", "superseded_by")
+_RUN_COLUMNS = ("id",) + _RUN_TEXT + _RUN_JSON + ("result_blob",)
+
+
+_INSERT_NODE = (
+    "INSERT INTO dwf_node (run_id, site_id, occurrence_key, kind, actor, input_hash, input, status, result, "
+    "result_blob, error, usage, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+# An upsert costs twice a plain insert even without a conflict, so it is only the fallback.
+_PUT_NODE = (
+    _INSERT_NODE + " ON CONFLICT (run_id, site_id, occurrence_key) DO UPDATE SET kind = excluded.kind, actor = excluded.actor, "
+    "input_hash = excluded.input_hash, input = excluded.input, status = excluded.status, "
+    "result = excluded.result, result_blob = excluded.result_blob, error = excluded.error, "
+    f"usage = excluded.usage, imported = excluded.imported, updated_at = {_NOW}")
+_SETTLE_NODE = (f"UPDATE dwf_node SET status = ?, result = ?, result_blob = ?, error = ?, usage = ?, updated_at = {_NOW} "
+                "WHERE run_id = ? AND site_id = ? AND occurrence_key = ?")
+# The sequence is allocated by the INSERT itself, under the write lock: monotonic and gap-free per
+# run even with several processes appending. (A VALUES subquery, not INSERT ... SELECT, which
+# would stage the row in a temporary table because it reads the table it writes; and no RETURNING,
+# which costs more than reading the row back by its rowid.)
+_APPEND_EVENT = ("INSERT INTO dwf_event (run_id, sequence, type, payload, payload_blob) VALUES "
+                 "(?, (SELECT COALESCE(MAX(sequence), 0) + 1 FROM dwf_event WHERE run_id = ?), ?, ?, ?)")
+
+
+class SqliteJournal:
+    """`SqliteJournal(path)`: the journal in one SQLite file (created with its parent folders).
+    Use as a context manager or call `close()`. Thread-safe (one connection behind a lock)."""
+
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> None:
+        self.path = Path(path)
+        self.busy_timeout_s = busy_timeout_s
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._holders: list[Callable[[], None]] = []  # see hold_commits
+        self._group_serial = 0
+        self._group_opened = 0.0  # time.monotonic() when the open group began
+        self._watchdog: threading.Thread | None = None
+        self._watchdog_failure: JournalError | None = None  # raised by the next write or commit
+        # Events appended in the open group wait here and are inserted together (`executemany`)
+        # just before it commits; each INSERT still allocates its sequence. No other connection
+        # can write while the group is open, so the sequence each will get is known at once:
+        # run id -> the last one handed out in this group.
+        self._pending_events: list[tuple] = []
+        self._group_sequences: dict[str, int] = {}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise JournalError(f"{self.path}: cannot create the folder for the journal ({error}); "
+                               "check the path and its permissions") from None
+        with self._guard("open the journal"):
+            self._conn = sqlite3.connect(str(self.path), timeout=busy_timeout_s, isolation_level=None,
+                                         check_same_thread=False)
+            try:
+                self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+                # Takes effect only when the file is new: 8 KiB pages hold three 2 KiB results
+                # where 4 KiB pages hold one (a third less disk for typical agent answers).
+                self._conn.execute("PRAGMA page_size = 8192")
+                self._conn.execute("PRAGMA foreign_keys = ON")
+                self._migrate()
+                mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    raise JournalError(f"{self.path}: could not switch the journal to WAL mode (got {mode!r}); "
+                                       "is it on a file system without shared memory support?")
+                self._conn.execute("PRAGMA synchronous = NORMAL")
+                # 16 MiB of page cache (default 2 MiB): a wide fan-out writes thousands of rows in
+                # one group transaction, and a resume reads every row of the run back.
+                self._conn.execute("PRAGMA cache_size = -16384")
+            except BaseException:
+                self._conn.close()
+                self._conn = None
+                raise
+
+    @classmethod
+    def for_workspace(cls, workspace: str | Path, **options: Any) -> SqliteJournal:
+        """The default journal of a workspace: `<workspace>/.dwf/state.db`."""
+        return cls(Path(workspace) / DEFAULT_RELATIVE_PATH, **options)
+
+    def close(self) -> None:
+        """Commits a pending group (see `hold_commits`) and closes the file."""
+        with self._lock:
+            if self._conn is not None:
+                try:
+                    self.commit()
+                finally:
+                    self._conn.close()
+                    self._conn = None
+
+    def __enter__(self) -> SqliteJournal:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ errors and transactions
+
+    @contextmanager
+    def _guard(self, action: str) -> Iterator[None]:
+        """Turns every sqlite3 failure into a JournalError naming the file and the remedy."""
+        try:
+            yield
+        except sqlite3.Error as error:
+            raise self._explain(error, action) from None
+
+    def _explain(self, error: sqlite3.Error, action: str) -> JournalError:
+        text = str(error)
+        where = f"{self.path}: cannot {action}"
+        kind = _classify(error)
+        if kind == "locked":
+            return JournalError(f"{where}: the database is locked by another process (waited "
+                                f"{self.busy_timeout_s:g} s); let the other dwf process finish or stop it, then retry")
+        if kind == "full":
+            return JournalError(f"{where}: the disk (or the database size limit) is full; free some space and "
+                                "resume the run; rows committed before this error are kept")
+        if kind == "readonly":
+            return JournalError(f"{where}: the journal file is read-only; make the file and its folder writable "
+                                "(or point dwf at another state dir); rows committed before this error are kept")
+        if kind == "corrupt":
+            return JournalError(f"{where}: the file is corrupted or truncated ({text}); move it aside (dwf will "
+                                "start a fresh journal) or restore it from a backup")
+        if kind == "cantopen":
+            return JournalError(f"{where}: the file cannot be opened ({text}); check that the path exists and "
+                                "is writable")
+        if kind == "io":
+            return JournalError(f"{where}: an I/O error occurred ({text}); check the disk and the file's "
+                                "permissions; rows committed before this error are kept")
+        return JournalError(f"{where}: {type(error).__name__}: {text}")
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise JournalError(f"{self.path}: the journal is closed")
+        return self._conn
+
+    @contextmanager
+    def _write(self, action: str) -> Iterator[sqlite3.Connection]:
+        """A short `BEGIN IMMEDIATE` transaction, committed on exit, rolled back on any error.
+        Made while a group is open (see `hold_commits`), it joins and commits the group."""
+        with self._lock, self._guard(action):
+            conn = self._connection()
+            opened = not conn.in_transaction
+            if opened:
+                conn.execute("BEGIN IMMEDIATE")
+            else:
+                self._flush_events(conn)
+            try:
+                yield conn
+            except BaseException:
+                if opened:
+                    _rollback(conn)
+                raise
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error:
+                _rollback(conn)
+                raise
+
+    def _hot_write(self, write: Callable[[sqlite3.Connection], Any], action: Callable[[], str]) -> Any:
+        """The hot paths (node rows and events): `write(conn)` under the lock, without context
+        managers. While commits are held it joins the open group transaction (opening it if
+        there is none); otherwise its single statement commits on its own (autocommit). A
+        content-addressed blob written first needs no atomicity with the row: an orphan blob is
+        harmless and is reused by the next identical value."""
+        with self._lock:
+            self._raise_watchdog_failure()
+            try:
+                conn = self._connection()
+                if self._holders and not conn.in_transaction:
+                    self._open_group(conn)
+                return write(conn)
+            except sqlite3.Error as error:
+                raise self._explain(error, action()) from None
+
+    def _open_group(self, conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        self._group_serial += 1
+        self._group_opened = time.monotonic()
+        self._pending_events.clear()
+        self._group_sequences.clear()
+        if self._watchdog is None:
+            self._watchdog = threading.Thread(target=self._commit_old_groups, name="dwf-journal-commits", daemon=True)
+            self._watchdog.start()
+        for wake in list(self._holders):
+            wake()
+
+    def _commit_old_groups(self) -> None:
+        """The watchdog thread: commits a group open longer than GROUP_MAX_AGE_S (see there);
+        ends when nobody holds commits any more. A failure is kept for the next write."""
+        while True:
+            time.sleep(GROUP_MAX_AGE_S / 2)
+            with self._lock:
+                if self._conn is None or not self._holders:
+                    self._watchdog = None
+                    return
+                if self._conn.in_transaction and time.monotonic() - self._group_opened > GROUP_MAX_AGE_S:
+                    try:
+                        self.commit()
+                    except JournalError as failure:
+                        self._watchdog_failure = failure
+
+    def _raise_watchdog_failure(self) -> None:
+        failure, self._watchdog_failure = self._watchdog_failure, None
+        if failure is not None:
+            raise failure
+
+    def _flush_events(self, conn: sqlite3.Connection) -> None:
+        """Inserts the group's pending events, then checks that each run's last sequence is the
+        one handed out (it always is while the group holds the write lock)."""
+        if not self._pending_events:
+            return
+        rows, self._pending_events = self._pending_events, []
+        conn.executemany(_APPEND_EVENT, rows)
+        for run_id, expected in self._group_sequences.items():
+            stored = conn.execute("SELECT MAX(sequence) FROM dwf_event WHERE run_id = ?", (run_id,)).fetchone()[0]
+            if stored != expected:
+                raise JournalError(f"{self.path}: run {run_id}'s event sequence is {stored}, expected {expected}; "
+                                   "another writer bypassed the journal's lock; restore the file from a backup")
+
+    # ------------------------------------------------------------ group commit
+
+    def hold_commits(self, wake: Callable[[], None]) -> None:
+        """From now on node rows and events are grouped into one open transaction until
+        `commit()`. `wake()` is called whenever such a transaction opens, so the holder can
+        schedule its commit. Several holders (runs sharing this journal) may hold at once."""
+        with self._lock:
+            self._holders.append(wake)
+
+    def release_commits(self, wake: Callable[[], None]) -> None:
+        """Stops holding for `wake`'s holder; the last one to release commits what is pending."""
+        with self._lock:
+            if wake in self._holders:
+                self._holders.remove(wake)
+            if not self._holders:
+                self.commit()
+
+    @property
+    def open_group(self) -> int | None:
+        """A number naming the open group transaction (None when nothing waits for a commit):
+        a row written while it was open is durable once `open_group` differs."""
+        conn = self._conn
+        return self._group_serial if conn is not None and conn.in_transaction and self._holders else None
+
+    def commit(self) -> None:
+        """Commits the open group transaction, if any. On failure the group is rolled back (its
+        rows were never committed) and a JournalError says why."""
+        with self._lock, self._guard("commit the journal"):
+            self._raise_watchdog_failure()
+            conn = self._conn
+            if conn is None or not conn.in_transaction:
+                return
+            try:
+                self._flush_events(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                self._pending_events.clear()
+                _rollback(conn)
+                raise
+
+    @contextmanager
+    def _read(self, action: str) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._guard(action):
+            yield self._connection()
+
+    # ------------------------------------------------------------ schema version
+
+    def _migrate(self) -> None:
+        conn = self._connection()
+        version = self._version(conn)
+        if version > SCHEMA_VERSION:
+            raise self._too_new(version)
+        if version == SCHEMA_VERSION:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = self._version(conn)  # another process may have migrated meanwhile
+            if version > SCHEMA_VERSION:
+                raise self._too_new(version)
+            if version == 0:
+                others = conn.execute("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").fetchone()[0]
+                if others:
+                    raise JournalError(f"{self.path}: this is a SQLite database but not a dwf journal; "
+                                       "point dwf at another state file or move this one aside")
+                conn.execute("CREATE TABLE dwf_schema_version (version INTEGER PRIMARY KEY, "
+                             f"applied_at TEXT NOT NULL DEFAULT ({_NOW}))")
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                MIGRATIONS[target - 1](conn)
+                conn.execute("INSERT INTO dwf_schema_version (version) VALUES (?)", (target,))
+            conn.execute("COMMIT")
+        except BaseException:
+            _rollback(conn)
+            raise
+
+    @staticmethod
+    def _version(conn: sqlite3.Connection) -> int:
+        exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dwf_schema_version'").fetchone()
+        if not exists:
+            return 0
+        return int(conn.execute("SELECT COALESCE(MAX(version), 0) FROM dwf_schema_version").fetchone()[0])
+
+    def _too_new(self, version: int) -> JournalError:
+        return JournalError(f"{self.path}: this journal was written by a newer dwf (schema version {version}; this "
+                            f"dwf understands up to {SCHEMA_VERSION}); upgrade dwf to open it")
+
+    def schema_version(self) -> int:
+        with self._read("read the schema version") as conn:
+            return self._version(conn)
+
+    def check(self) -> None:
+        """Runs SQLite's `quick_check` over the whole file; raises JournalError if it finds damage."""
+        with self._read("check the journal") as conn:
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise JournalError(f"{self.path}: the file is damaged ({'; '.join(problems[:3])}); move it aside or "
+                               "restore it from a backup")
+
+    # ------------------------------------------------------------ JSON and blobs
+
+    def _dump(self, conn: sqlite3.Connection, value: Any) -> tuple[str | None, str | None]:
+        """(inline JSON, None) for small values; (None, sha256) for large ones, stored once."""
+        text = _to_json(value)
+        if len(text) <= BLOB_THRESHOLD // 4:  # at most 4 bytes per character: small without encoding
+            return text, None
+        data = text.encode("utf-8")
+        if len(data) <= BLOB_THRESHOLD:
+            return text, None
+        digest = hashlib.sha256(data).hexdigest()
+        conn.execute("INSERT OR IGNORE INTO dwf_blob (sha256, data) VALUES (?, ?)", (digest, data))
+        return None, digest
+
+    def _load(self, conn: sqlite3.Connection, text: str | None, blob: str | None, what: str) -> Any:
+        if blob is not None:
+            found = conn.execute("SELECT data FROM dwf_blob WHERE sha256 = ?", (blob,)).fetchone()
+            if found is None:
+                raise JournalError(f"{self.path}: {what} refers to a stored value ({blob[:12]}...) that is missing; "
+                                   "the journal was edited or damaged; restore it from a backup")
+            text = bytes(found[0]).decode("utf-8", errors="replace")
+        if text is None or text == "null":
+            return None
+        try:
+            return json.loads(text)
+        except (ValueError, TypeError) as error:
+            raise JournalError(f"{self.path}: {what} holds invalid JSON ({error}); the journal was edited or "
+                               "damaged; restore it from a backup or discard that run") from None
+
+    # ------------------------------------------------------------ runs
+
+    def create_run(self, run: RunRow) -> None:
+        with self._write(f"record run {run.id}") as conn:
+            if conn.execute("SELECT 1 FROM dwf_run WHERE id = ?", (run.id,)).fetchone():
+                raise ValueError(f"run {run.id} exists")
+            result, result_blob = self._dump(conn, run.result)
+            values = [run.id] + [getattr(run, name) for name in _RUN_TEXT]
+            values += [_to_json(getattr(run, name)) for name in _RUN_JSON if name != "result"]
+            values += [result, result_blob]
+            columns = ("id",) + _RUN_TEXT + tuple(name for name in _RUN_JSON if name != "result") + ("result", "result_blob")
+            conn.execute(f"INSERT INTO dwf_run ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values)
+
+    def update_run(self, run_id: str, **fields: Any) -> None:
+        unknown = sorted(set(fields) - set(_RUN_TEXT) - set(_RUN_JSON))
+        if unknown:
+            raise ValueError(f"update_run: unknown run fields {unknown}")
+        with self._write(f"update run {run_id}") as conn:
+            assignments, values = [], []
+            for name, value in fields.items():
+                if name == "result":
+                    text, blob = self._dump(conn, value)
+                    assignments += ["result = ?", "result_blob = ?"]
+                    values += [text, blob]
+                elif name in _RUN_JSON:
+                    assignments.append(f"{name} = ?")
+                    values.append(_to_json(value))
+                else:
+                    assignments.append(f"{name} = ?")
+                    values.append(value)
+            assignments.append(f"updated_at = {_NOW}")
+            cursor = conn.execute(f"UPDATE dwf_run SET {', '.join(assignments)} WHERE id = ?", values + [run_id])
+            if cursor.rowcount == 0:
+                raise KeyError(run_id)
+
+    def _run_from(self, conn: sqlite3.Connection, row: tuple) -> RunRow:
+        data = dict(zip(_RUN_COLUMNS, row))
+        what = f"run {data['id']}"
+        for name in _RUN_JSON:
+            if name == "result":
+                data[name] = self._load(conn, data[name], data["result_blob"], f"{what} (result)")
+            else:
+                data[name] = self._load(conn, data[name], None, f"{what} ({name})")
+        del data["result_blob"]
+        data["workflows"] = data["workflows"] or {}  # NULL in rows written before version 3
+        return RunRow(**data)
+
+    def get_run(self, run_id: str) -> RunRow | None:
+        with self._read(f"read run {run_id}") as conn:
+            row = conn.execute(f"SELECT {', '.join(_RUN_COLUMNS)} FROM dwf_run WHERE id = ?", (run_id,)).fetchone()
+            return self._run_from(conn, row) if row else None
+
+    def list_runs(self, limit: int | None = None) -> list[RunRow]:
+        """Every run, newest first."""
+        with self._read("list runs") as conn:
+            rows = conn.execute(f"SELECT {', '.join(_RUN_COLUMNS)} FROM dwf_run ORDER BY created_at DESC, rowid DESC "
+                                "LIMIT ?", (-1 if limit is None else int(limit),)).fetchall()
+            return [self._run_from(conn, row) for row in rows]
+
+    def find_runs(self, prefix: str) -> list[RunRow]:
+        """Runs whose id starts with `prefix` (with or without the `dwfrun-` part), newest first."""
+        prefixes = {prefix, prefix if prefix.startswith("dwfrun-") else f"dwfrun-{prefix}"}
+        matches: dict[str, tuple[str, int, RunRow]] = {}
+        with self._read(f"find runs {prefix!r}") as conn:
+            for item in prefixes:  # substr, not LIKE: `_` and `%` in a prefix are literal
+                rows = conn.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, created_at, rowid FROM dwf_run "
+                                    "WHERE substr(id, 1, length(?)) = ?", (item, item)).fetchall()
+                for row in rows:
+                    matches[row[0]] = (row[-2], row[-1], self._run_from(conn, row[:-2]))
+        return [entry[2] for entry in sorted(matches.values(), key=lambda entry: (entry[0], entry[1]), reverse=True)]
+
+    def run_times(self, run_id: str) -> tuple[str, str] | None:
+        """(created_at, updated_at) of a run as ISO-8601 UTC text, or None."""
+        with self._read(f"read run {run_id}") as conn:
+            row = conn.execute("SELECT created_at, updated_at FROM dwf_run WHERE id = ?", (run_id,)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    # ------------------------------------------------------------ actors
+
+    def put_actor(self, run_id, site, key, name, persona, model) -> None:
+        with self._write(f"record actor {key} of run {run_id}") as conn:
+            conn.execute("INSERT INTO dwf_actor (run_id, site_id, occurrence, name, persona, model) VALUES (?, ?, ?, ?, ?, ?) "
+                         "ON CONFLICT (run_id, site_id, occurrence) DO UPDATE SET name = excluded.name, "
+                         "persona = excluded.persona, model = excluded.model",
+                         (run_id, site, key, name, persona, model))
+
+    def set_actor_session(self, run_id: str, site: str, key: str, session_id: str | None) -> None:
+        with self._write(f"record the session of actor {key}") as conn:
+            conn.execute("UPDATE dwf_actor SET session_id = ? WHERE run_id = ? AND site_id = ? AND occurrence = ?",
+                         (session_id, run_id, site, key))
+
+    def list_actors(self, run_id: str) -> list[dict]:
+        with self._read(f"list the actors of run {run_id}") as conn:
+            rows = conn.execute("SELECT site_id, occurrence, name, persona, model, session_id FROM dwf_actor "
+                                "WHERE run_id = ? ORDER BY rowid", (run_id,)).fetchall()
+        return [{"site": r[0], "key": r[1], "name": r[2], "persona": r[3], "model": r[4], "session_id": r[5]} for r in rows]
+
+    # ------------------------------------------------------------ nodes
+
+    _NODE_COLUMNS = "site_id, occurrence_key, kind, actor, input_hash, input, status, result, result_blob, error, usage, imported"
+
+    def get_node(self, run_id: str, site: str, key: str) -> NodeRow | None:
+        with self._read(f"read node {key} of run {run_id}") as conn:
+            row = conn.execute(f"SELECT {self._NODE_COLUMNS} FROM dwf_node WHERE run_id = ? AND site_id = ? "
+                               "AND occurrence_key = ?", (run_id, site, key)).fetchone()
+            return self._node_from(conn, run_id, row) if row else None
+
+    def list_nodes(self, run_id: str, *, settled_only: bool = False, with_input: bool = True) -> list[NodeRow]:
+        """The run's node rows in the order they were first written; a resume asks for the
+        settled ones only and without their inputs (it compares input hashes)."""
+        where = " AND status IN ('completed', 'failed')" if settled_only else ""
+        with self._read(f"list the nodes of run {run_id}") as conn:
+            rows = conn.execute(f"SELECT {self._NODE_COLUMNS} FROM dwf_node WHERE run_id = ?{where} ORDER BY rowid",
+                                (run_id,)).fetchall()
+            return [self._node_from(conn, run_id, row, with_input) for row in rows]
+
+    def _node_from(self, conn: sqlite3.Connection, run_id: str, row: tuple, with_input: bool = True) -> NodeRow:
+        site, key, kind, actor, digest, data, status, result, result_blob, error, usage, imported = row
+        what = f"node {key} of run {run_id}"
+        data = self._load(conn, data, None, f"{what} (input)") if with_input else None
+        return NodeRow(run_id, site, key, kind, actor, digest, data, status,
+                       self._load(conn, result, result_blob, f"{what} (result)"),
+                       self._load(conn, error, None, f"{what} (error)"),
+                       self._load(conn, usage, None, f"{what} (usage)"), bool(imported))
+
+    def put_node(self, row: NodeRow) -> None:
+        values = (row.run_id, row.site, row.key, row.kind, row.actor, row.input_hash, _to_json(row.input), row.status,
+                  None, None, _to_json(row.error), _to_json(row.usage), int(bool(row.imported)))
+
+        def write(conn: sqlite3.Connection) -> None:
+            result, result_blob = self._dump(conn, row.result)
+            full = values[:8] + (result, result_blob) + values[10:]
+            try:
+                conn.execute(_INSERT_NODE, full)
+            except sqlite3.IntegrityError:  # the row exists (a re-dispatch after a crash): replace it
+                conn.execute(_PUT_NODE, full)
+
+        self._hot_write(write, lambda: f"record node {row.key} of run {row.run_id}")
+
+    def settle_node(self, run_id: str, site: str, key: str, status: str, result: Any = None, error: Any = None,
+                    usage: dict | None = None) -> None:
+        """Settles a node written `running` before: only the outcome columns change (the
+        input, often the largest column, is not written again)."""
+        error_text, usage_text = _to_json(error), _to_json(usage or {})
+
+        def write(conn: sqlite3.Connection) -> int:
+            text, blob = self._dump(conn, result)
+            return conn.execute(_SETTLE_NODE, (status, text, blob, error_text, usage_text, run_id, site, key)).rowcount
+
+        if self._hot_write(write, lambda: f"settle node {key} of run {run_id}") == 0:
+            raise KeyError((run_id, site, key))
+
+    # ------------------------------------------------------------ events
+
+    def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
+        def write(conn: sqlite3.Connection) -> int:
+            text, blob = self._dump(conn, payload)
+            if not (self._holders and conn.in_transaction):  # autocommit: insert, then read the sequence back
+                rowid = conn.execute(_APPEND_EVENT, (run_id, run_id, event_type, text, blob)).lastrowid
+                return conn.execute("SELECT sequence FROM dwf_event WHERE rowid = ?", (rowid,)).fetchone()[0]
+            last = self._group_sequences.get(run_id)
+            if last is None:
+                last = conn.execute("SELECT COALESCE(MAX(sequence), 0) FROM dwf_event WHERE run_id = ?",
+                                    (run_id,)).fetchone()[0]
+            self._pending_events.append((run_id, run_id, event_type, text, blob))
+            self._group_sequences[run_id] = last + 1
+            return last + 1
+
+        return self._hot_write(write, lambda: f"append a {event_type} event to run {run_id}")
+
+    def events(self, run_id: str, after: int = 0) -> list[dict]:
+        with self._read(f"read the events of run {run_id}") as conn:
+            if conn.in_transaction:
+                self._flush_events(conn)  # this connection sees its own pending events too
+            rows = conn.execute("SELECT sequence, type, payload, payload_blob FROM dwf_event WHERE run_id = ? "
+                                "AND sequence > ? ORDER BY sequence", (run_id, after)).fetchall()
+            return [{"seq": seq, "type": kind,
+                     "payload": self._load(conn, payload, blob, f"event {seq} of run {run_id}")}
+                    for seq, kind, payload, blob in rows]

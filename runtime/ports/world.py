@@ -1,0 +1,665 @@
+"""This module defines `LocalWorld`, the local WorldPort: file and git reads and approved
+commands in one workspace directory, with the caps of LANGUAGE §6.4–6.5.
+
+Confinement. Every path a script names is workspace-relative POSIX text: absolute paths, `..`
+components, NUL bytes and anything under `.git/` or `.dwf/` are refused before the filesystem
+is touched, and every file that is read or listed is `resolve()`d and must lie inside the
+resolved root. A listing (`files.glob`, the file set of `files.grep`) never descends into a
+symlinked directory (no cycles, no escapes) and never lists a file whose symlink resolves outside
+the workspace; naming such a path explicitly (`files.read`) raises `WorldError`. So every path a
+listing returns passes `files.read`'s confinement check. Only regular files count: a FIFO or a
+device is neither listed nor read (opening a FIFO would block).
+
+Caps are never met by truncation: one item over a cap raises `WorldError`. Listings stop walking
+at the first item over the cap; command output is read in chunks and the process is killed at the
+first byte over the cap.
+
+Processes. Commands, `git` and the grep worker all go through `_execute`: no shell, stdin from
+/dev/null (or a pipe for the grep worker), a new session so the child leads its own process group,
+stdout and stderr drained concurrently under a byte cap, the whole call under a deadline. On
+every exit path — normal, timeout, output overflow, or cancellation of the calling task — the
+process group is sent SIGKILL and the child is reaped inside a shielded scope, so no descendant
+outlives the call.
+
+Grep. Python's `re` backtracks, so a pattern such as `(a+)+$` can run for hours inside one C call
+that no thread deadline can interrupt. `files.grep` therefore runs the matching in a short-lived
+`python -I -S -c` worker (`_GREP_WORKER`): the parent walks and confines the file set, sends the
+pattern and the file list on stdin, and kills the worker's process group when `grep_timeout_s`
+passes ("pattern took too long"). The worker also caps its own CPU time (`RLIMIT_CPU`, one
+second past the deadline), so it cannot outlive a host that dies without killing it. It compiles
+the pattern, so an invalid pattern is reported from there, and it enforces the match caps itself
+so its output stays small.
+
+Environment. Children never inherit the host environment: they get an allow-list (`PATH`,
+`HOME`, locale, `TERM`, `TMPDIR`, `TZ`, `USER`, `LOGNAME`, `SHELL`) plus the port's `env`
+overrides, minus every name that looks like a credential (`looks_like_credential`). `git` also
+loses every `GIT_*` variable and runs with `LC_ALL=C`, optional locks off and fsmonitor off.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from dwf.grammar.facade import BY_QUALIFIED
+from dwf.runtime.values.errors import FatalError, ScriptError, world_error
+from dwf.runtime.values.records import Record, git_commit, git_status, grep_match, run_result
+
+KIB = 1 << 10
+MIB = 1 << 20
+
+GLOB_LIMIT = 2_000  # paths per files.glob
+READ_LIMIT = 1 * MIB  # bytes per files.read
+GREP_MATCH_LIMIT = 2_000  # matches per files.grep
+GREP_BYTES_LIMIT = 256 * KIB  # UTF-8 bytes of path + text over all matches of one files.grep
+GREP_TIMEOUT_S = 10.0  # wall clock of one files.grep (walk excluded)
+GREP_SNIFF_BYTES = 8 * KIB  # a NUL byte in the first 8 KiB marks a file as binary
+GREP_WORKER_OUTPUT_LIMIT = 8 * MIB  # the worker's JSON answer (its matches are capped above)
+DIFF_LIMIT = 512 * KIB  # bytes per git.diff
+LOG_DEFAULT = 20
+LOG_LIMIT = 100  # commits per git.log
+GIT_TIMEOUT_S = 60.0  # wall clock of one git invocation
+GIT_OUTPUT_LIMIT = 16 * MIB  # any other git output (status, name lists, log)
+RUN_TIMEOUT_DEFAULT_S = 300.0
+RUN_OUTPUT_LIMIT = 256 * KIB  # bytes per stream (stdout, stderr) of world.run
+
+INTERNAL_DIRS = frozenset({".git", ".dwf"})
+ENV_ALLOWED = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ", "USER",
+               "LOGNAME", "SHELL")
+CREDENTIAL_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH",
+                      "COOKIE", "SESSION")
+CREDENTIAL_PREFIXES = ("AWS_", "ANTHROPIC_", "OPENAI_", "GITHUB_", "GH_")
+
+# Script-visible read ops -> method names.
+READ_OPS = {
+    "files.glob": "glob",
+    "files.read": "read_file",
+    "files.grep": "grep",
+    "git.changed_files": "changed_files",
+    "git.diff": "diff",
+    "git.status": "status",
+    "git.log": "log",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Paths
+
+
+class WorkspacePathError(Exception):
+    """A path names something outside the workspace, or nothing readable inside it."""
+
+
+def _type_error(message: str) -> ScriptError:
+    return ScriptError("TypeError", message)
+
+
+def relative_parts(path: str, what: str = "path") -> tuple[str, ...]:
+    """The components of a workspace-relative path, or `WorkspacePathError` when it is absolute,
+    contains `..` or a NUL byte, or names `.git/` or `.dwf/`."""
+    if "\0" in path:
+        raise WorkspacePathError(f"{what} contains a NUL byte")
+    if path.startswith("/"):
+        raise WorkspacePathError(f"{what} `{path}` is absolute; paths are workspace-relative")
+    parts = tuple(p for p in path.split("/") if p not in ("", "."))
+    if ".." in parts:
+        raise WorkspacePathError(f"{what} `{path}` leaves the workspace (`..`)")
+    if any(p in INTERNAL_DIRS for p in parts):
+        raise WorkspacePathError(f"{what} `{path}` is inside `.git/` or `.dwf/`")
+    return parts
+
+
+def _inside(root: Path, resolved: Path) -> bool:
+    if resolved != root and root not in resolved.parents:
+        return False
+    return not any(p in INTERNAL_DIRS for p in resolved.relative_to(root).parts)
+
+
+def workspace_file(root: Path, path: str) -> Path:
+    """The resolved absolute path of the workspace file `path` (root already resolved).
+    Raises `WorkspacePathError` when it escapes the workspace or is not a regular file."""
+    parts = relative_parts(path)
+    if not parts:
+        raise WorkspacePathError("path is empty")
+    resolved = root.joinpath(*parts).resolve()
+    if not _inside(root, resolved):
+        raise WorkspacePathError(f"`{path}` resolves outside the workspace")
+    try:
+        mode = resolved.stat().st_mode
+    except FileNotFoundError:
+        raise WorkspacePathError(f"no such file: `{path}`") from None
+    except OSError as exc:
+        raise WorkspacePathError(f"cannot access `{path}`: {exc.strerror}") from None
+    if stat.S_ISDIR(mode):
+        raise WorkspacePathError(f"`{path}` is a directory")
+    if not stat.S_ISREG(mode):
+        raise WorkspacePathError(f"`{path}` is not a regular file")
+    return resolved
+
+
+def read_bounded(path: Path, limit: int, name: str) -> bytes:
+    """The bytes of the regular file `path`, or `WorkspacePathError` when over `limit`. The
+    file is opened without following a final symlink and checked again on the descriptor."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise WorkspacePathError(f"cannot open `{name}`: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise WorkspacePathError(f"`{name}` is not a regular file")
+        if info.st_size > limit:
+            raise WorkspacePathError(f"`{name}` is {info.st_size} bytes, over the {_size(limit)} cap")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise WorkspacePathError(f"`{name}` is over the {_size(limit)} cap")
+    return data
+
+
+def _size(n: int) -> str:
+    return f"{n // MIB} MiB" if n % MIB == 0 else f"{n // KIB} KiB"
+
+
+class GlobPattern:
+    """A workspace glob: `/`-separated segments; `**` as a whole segment matches zero or more
+    directories (or, last, any file below); `*`, `?` and `[...]` match within one segment,
+    dotfiles included; matching is case-sensitive."""
+
+    def __init__(self, pattern: str):
+        self.segments = relative_parts(pattern, "glob pattern")
+        if not self.segments:
+            raise WorkspacePathError("glob pattern is empty")
+        self._segment_res = [re.compile(_translate(s)) for s in self.segments]
+        regex, last = "", len(self.segments) - 1
+        for i, segment in enumerate(self.segments):
+            if segment == "**":
+                regex += "(?:[^/]+/)*[^/]+" if i == last else "(?:[^/]+/)*"
+            else:
+                regex += _translate(segment) + ("" if i == last else "/")
+        self._regex = re.compile(regex)
+
+    def matches(self, relpath: str) -> bool:
+        return self._regex.fullmatch(relpath) is not None
+
+    def may_contain(self, dir_parts: Sequence[str]) -> bool:
+        """Whether a file below the directory `dir_parts` can match (prunes the walk)."""
+        for i, part in enumerate(dir_parts):
+            if i >= len(self.segments) - 1:
+                return self.segments[min(i, len(self.segments) - 1)] == "**"
+            if self.segments[i] == "**":
+                return True
+            if not self._segment_res[i].fullmatch(part):
+                return False
+        return True
+
+
+def _translate(segment: str) -> str:
+    out, i, n = [], 0, len(segment)
+    while i < n:
+        c = segment[i]
+        i += 1
+        if c == "*":
+            while i < n and segment[i] == "*":
+                i += 1
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = i + 1 if i < n and segment[i] in "!^" else i
+            j = j + 1 if j < n and segment[j] == "]" else j
+            while j < n and segment[j] != "]":
+                j += 1
+            if j >= n:
+                out.append(re.escape(c))
+                continue
+            body = segment[i:j].replace("\\", "\\\\")
+            i = j + 1
+            if body[:1] in ("!", "^"):
+                body = "^" + body[1:]
+            out.append(f"(?!/)[{body}]")
+        else:
+            out.append(re.escape(c))
+    return "".join(out)
+
+
+def walk_files(root: Path, pattern: GlobPattern, limit: int | None = None) -> list[tuple[str, Path]]:
+    """Sorted `(relative path, resolved path)` of the regular files matching `pattern`, confined
+    to `root`. Stops after `limit + 1` matches so the caller can report the cap."""
+    found: list[tuple[str, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        base = Path(dirpath).relative_to(root).parts
+        dirnames[:] = sorted(d for d in dirnames if d not in INTERNAL_DIRS
+                             and not os.path.islink(os.path.join(dirpath, d))
+                             and pattern.may_contain((*base, d)))
+        for name in sorted(filenames):
+            if name in INTERNAL_DIRS:
+                continue
+            relpath = "/".join((*base, name))
+            if not pattern.matches(relpath):
+                continue
+            resolved = Path(dirpath, name).resolve()
+            if not _inside(root, resolved) or not resolved.is_file():
+                continue
+            found.append((relpath, resolved))
+            if limit is not None and len(found) > limit:
+                return found
+    found.sort()
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Environment and processes
+
+
+def looks_like_credential(name: str) -> bool:
+    upper = name.upper()
+    return any(m in upper for m in CREDENTIAL_MARKERS) or upper.startswith(CREDENTIAL_PREFIXES)
+
+
+def sanitized_environment(overrides: Mapping[str, str] | None = None,
+                          base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The allow-listed part of `base` (default: this process's environment) plus `overrides`,
+    without credential-like names; `PATH` defaults to `os.defpath`."""
+    base = os.environ if base is None else base
+    env = {name: base[name] for name in ENV_ALLOWED if name in base}
+    env.update(overrides or {})
+    env.setdefault("PATH", os.defpath)
+    return {k: v for k, v in env.items() if not looks_like_credential(k)}
+
+
+class _Completed:
+    __slots__ = ("exit_code", "stdout", "stderr")
+
+    def __init__(self, exit_code: int, stdout: bytes, stderr: bytes):
+        self.exit_code, self.stdout, self.stderr = exit_code, stdout, stderr
+
+
+async def _execute(argv: list[str], *, what: str, cwd: Path, env: dict[str, str], timeout_s: float,
+                   output_limit: int, stdin_data: bytes | None = None, timeout_message: str | None = None,
+                   overflow_message: str | None = None) -> _Completed:
+    """Run `argv` to completion under a deadline and a per-stream byte cap (see the module
+    docstring). Raises `WorldError` on spawn failure, timeout (`timeout_message`) or output over
+    the cap (`overflow_message`)."""
+    try:
+        process = await anyio.open_process(
+            argv, stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise world_error(f"{what}: cannot start: {reason}") from None
+    buffers = {"stdout": bytearray(), "stderr": bytearray()}
+    overflow: list[str] = []
+    exit_code: int | None = None
+    try:
+        with anyio.move_on_after(timeout_s):
+            async with anyio.create_task_group() as group:
+                async def drain(stream, name: str) -> None:
+                    buffer = buffers[name]
+                    async for chunk in stream:
+                        buffer += chunk
+                        if len(buffer) > output_limit:
+                            overflow.append(name)
+                            group.cancel_scope.cancel()
+                            return
+
+                async def feed() -> None:
+                    try:
+                        await process.stdin.send(stdin_data)
+                        await process.stdin.aclose()
+                    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                        pass
+
+                group.start_soon(drain, process.stdout, "stdout")
+                group.start_soon(drain, process.stderr, "stderr")
+                if stdin_data is not None:
+                    group.start_soon(feed)
+            if not overflow:
+                exit_code = await process.wait()
+    finally:
+        with anyio.CancelScope(shield=True):
+            _kill_group(process.pid)
+            await process.aclose()
+    if overflow:
+        raise world_error(overflow_message or f"{what}: {overflow[0]} is over the {_size(output_limit)} cap")
+    if exit_code is None:
+        raise world_error(timeout_message or f"{what}: timed out after {timeout_s:g} s")
+    return _Completed(exit_code, bytes(buffers["stdout"]), bytes(buffers["stderr"]))
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+# The grep worker: argv[1] is its CPU-seconds limit; stdin carries {"pattern", "files":
+# [[relpath, abspath], ...], caps}; stdout answers {"matches": [[path, line, text], ...]} or
+# {"error": kind, "message": ...}.
+_GREP_WORKER = r"""
+import json, os, re, resource, stat, sys
+cpu = int(sys.argv[1])  # bounds the worker by itself, even if its parent dies without killing it
+resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+job = json.loads(sys.stdin.buffer.read())
+def done(answer):
+    sys.stdout.write(json.dumps(answer)); sys.exit(0)
+try:
+    regex = re.compile(job["pattern"])
+except (re.error, OverflowError, RecursionError) as exc:
+    done({"error": "pattern", "message": str(exc)})
+matches, size = [], 0
+for relpath, abspath in job["files"]:
+    try:
+        fd = os.open(abspath, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        continue
+    found, added, over = [], 0, None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or b"\0" in handle.read(job["sniff"]):
+            continue
+        handle.seek(0)
+        try:
+            for number, raw in enumerate(handle, 1):
+                line = raw.decode("utf-8")
+                if over:
+                    continue  # past a cap: only finish checking that the file is text
+                line = line[:-1] if line.endswith("\n") else line
+                line = line[:-1] if line.endswith("\r") else line
+                if regex.search(line):
+                    found.append([relpath, number, line])
+                    added += len(relpath.encode()) + len(line.encode())
+                    if len(matches) + len(found) > job["max_matches"]:
+                        over = "matches"
+                    elif size + added > job["max_bytes"]:
+                        over = "bytes"
+        except UnicodeDecodeError:
+            continue  # not UTF-8 text: skipped like any binary file
+    if over:
+        done({"error": over})
+    matches += found
+    size += added
+done({"matches": matches})
+"""
+
+
+# ---------------------------------------------------------------------------------------------
+# The port
+
+
+class LocalWorld:
+    """The WorldPort over one workspace directory (see the module docstring)."""
+
+    def __init__(self, root: Path, *, allowed_commands: frozenset[str] = frozenset(),
+                 env: Mapping[str, str] | None = None, grep_timeout_s: float = GREP_TIMEOUT_S):
+        self.root = Path(root).resolve()
+        self.allowed_commands = frozenset(allowed_commands)
+        self.env = dict(env or {})
+        self.grep_timeout_s = grep_timeout_s
+
+    # -- dispatch -------------------------------------------------------------------------------
+
+    async def read(self, op: str, args: list, kwargs: dict) -> Any:
+        """Run the read op `op` ("files.glob", "git.log", ...) with the script's arguments."""
+        method = READ_OPS.get(op)
+        if method is None:
+            raise FatalError("UnknownWorldOp", f"`{op}` is not a world read")
+        signature = BY_QUALIFIED[op].signature
+        if len(args) > len(signature.positional):
+            raise _type_error(f"{op}() takes at most {len(signature.positional)} positional "
+                              f"arguments ({len(args)} given)")
+        bound = dict(zip(signature.positional, args))
+        for name, value in kwargs.items():
+            if name not in signature.positional + signature.keyword_only:
+                raise _type_error(f"{op}() got an unexpected keyword argument `{name}`")
+            if name in bound:
+                raise _type_error(f"{op}() got multiple values for argument `{name}`")
+            bound[name] = value
+        missing = [p for p in signature.positional[:signature.required] if p not in bound]
+        if missing:
+            raise _type_error(f"{op}() missing required argument `{missing[0]}`")
+        return await getattr(self, method)(**bound)
+
+    # -- files ----------------------------------------------------------------------------------
+
+    async def glob(self, pattern: str) -> list[str]:
+        compiled = self._pattern(pattern, "files.glob", "pattern")
+        found = await anyio.to_thread.run_sync(walk_files, self.root, compiled, GLOB_LIMIT)
+        if len(found) > GLOB_LIMIT:
+            raise world_error(f"files.glob(`{pattern}`) matches more than {GLOB_LIMIT} files")
+        return [relpath for relpath, _ in found]
+
+    async def read_file(self, path: str) -> str:
+        _require_str("files.read", "path", path)
+
+        def load() -> bytes:
+            return read_bounded(workspace_file(self.root, path), READ_LIMIT, path)
+
+        try:
+            data = await anyio.to_thread.run_sync(load)
+        except WorkspacePathError as exc:
+            raise world_error(f"files.read: {exc}") from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise world_error(f"files.read: `{path}` is not UTF-8 text (byte {exc.start})") from None
+
+    async def grep(self, pattern: str, glob: str | None = None) -> list[Record]:
+        _require_str("files.grep", "pattern", pattern)
+        compiled = self._pattern("**" if glob is None else glob, "files.grep", "glob", optional=True)
+        files = await anyio.to_thread.run_sync(walk_files, self.root, compiled)
+        job = {"pattern": pattern, "files": [[rel, str(abspath)] for rel, abspath in files],
+               "sniff": GREP_SNIFF_BYTES, "max_matches": GREP_MATCH_LIMIT, "max_bytes": GREP_BYTES_LIMIT}
+        done = await _execute(
+            [sys.executable, "-I", "-S", "-c", _GREP_WORKER, str(math.ceil(self.grep_timeout_s) + 1)],
+            what="files.grep", cwd=self.root,
+            env={"PATH": os.defpath}, timeout_s=self.grep_timeout_s,
+            output_limit=GREP_WORKER_OUTPUT_LIMIT, stdin_data=json.dumps(job).encode(),
+            timeout_message=f"files.grep: pattern took too long (over {self.grep_timeout_s:g} s): `{pattern}`")
+        try:
+            answer = json.loads(done.stdout)
+        except ValueError:
+            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+            raise world_error(f"files.grep: the search failed ({' '.join(tail) or done.exit_code})") from None
+        error = answer.get("error")
+        if error == "pattern":
+            raise ScriptError("ValueError", f"files.grep: invalid regular expression `{pattern}`: "
+                                            f"{answer['message']}")
+        if error == "matches":
+            raise world_error(f"files.grep(`{pattern}`) has more than {GREP_MATCH_LIMIT} matches")
+        if error == "bytes":
+            raise world_error(f"files.grep(`{pattern}`) matches more than {_size(GREP_BYTES_LIMIT)} of text")
+        return [grep_match(path, line, text) for path, line, text in answer["matches"]]
+
+    def _pattern(self, pattern: Any, op: str, name: str, optional: bool = False) -> GlobPattern:
+        if not isinstance(pattern, str):
+            raise _type_error(f"{op}() argument `{name}` must be str{' or None' if optional else ''}, "
+                              f"not {type(pattern).__name__}")
+        try:
+            return GlobPattern(pattern)
+        except WorkspacePathError as exc:
+            raise world_error(f"{op}: {exc}") from None
+
+    # -- git ------------------------------------------------------------------------------------
+
+    async def changed_files(self, base: str | None = None) -> list[str]:
+        _require_optional_str("git.changed_files", "base", base)
+        prefix = await self._git_prefix("git.changed_files")
+        _, entries = await self._status(prefix)
+        if base is None:
+            paths = {path for _, path in entries}
+        else:
+            _check_revision("git.changed_files", base)
+            out = await self._git("git.changed_files", "diff", "--name-only", "-z", "--no-renames",
+                                  "--relative", "--end-of-options", base, "--", ".")
+            paths = {p for p in out.split("\0") if p and not _internal(p)}
+            paths |= {path for kind, path in entries if kind == "untracked"}
+        return sorted(paths)
+
+    async def diff(self, base: str | None = None, path: str | None = None) -> str:
+        _require_optional_str("git.diff", "base", base)
+        _require_optional_str("git.diff", "path", path)
+        await self._git_prefix("git.diff")
+        if base is None:
+            base = "HEAD" if await self._has_head() else await self._empty_tree()
+        else:
+            _check_revision("git.diff", base)
+        pathspec = "."
+        if path is not None:
+            try:
+                parts = relative_parts(path)
+            except WorkspacePathError as exc:
+                raise world_error(f"git.diff: {exc}") from None
+            if parts:
+                if not _inside(self.root, self.root.joinpath(*parts).resolve()):
+                    raise world_error(f"git.diff: `{path}` resolves outside the workspace")
+                pathspec = ":(literal)" + "/".join(parts)
+        return await self._git("git.diff", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
+                               "--relative", "--end-of-options", base, "--", pathspec, limit=DIFF_LIMIT)
+
+    async def status(self) -> Record:
+        branch, entries = await self._status(await self._git_prefix("git.status"))
+        groups: dict[str, set[str]] = {"staged": set(), "unstaged": set(), "untracked": set()}
+        for kind, path in entries:
+            groups[kind].add(path)
+        staged, unstaged, untracked = (sorted(groups[k]) for k in ("staged", "unstaged", "untracked"))
+        return git_status(branch, not (staged or unstaged or untracked), staged, unstaged, untracked)
+
+    async def log(self, count: int = LOG_DEFAULT) -> list[Record]:
+        if not isinstance(count, int) or isinstance(count, bool):
+            raise _type_error(f"git.log() argument `count` must be int, not {type(count).__name__}")
+        if not 1 <= count <= LOG_LIMIT:
+            raise world_error(f"git.log: count must be between 1 and {LOG_LIMIT}, not {count}")
+        prefix = await self._git_prefix("git.log")
+        if not await self._has_head():
+            return []
+        only_workspace = ["--", "."] if prefix else []
+        out = await self._git("git.log", "log", f"--max-count={count}", "--no-color", "-z",
+                              "--format=%H%x00%an%x00%aI%x00%s", *only_workspace)
+        fields = out.split("\0")
+        if fields and fields[-1] == "":
+            fields.pop()
+        return [git_commit(hash=fields[i], author=fields[i + 1], date=fields[i + 2], subject=fields[i + 3])
+                for i in range(0, len(fields) - 3, 4)]
+
+    async def _status(self, prefix: str) -> tuple[str | None, list[tuple[str, str]]]:
+        """The branch (None when detached) and (staged|unstaged|untracked, path) entries of `git
+        status`, restricted to the workspace, workspace-relative, without `.git`/`.dwf` paths.
+        Unmerged paths count as unstaged."""
+        out = await self._git("git.status", "status", "--porcelain=v2", "--branch", "-z",
+                              "--untracked-files=all", "--no-renames", "--", ".")
+        branch: str | None = None
+        entries: list[tuple[str, str]] = []
+        for record in out.split("\0"):
+            if record.startswith("# branch.head "):
+                head = record.removeprefix("# branch.head ")
+                branch = None if head == "(detached)" else head
+            elif record.startswith("? "):
+                entries.append(("untracked", record[2:]))
+            elif record.startswith("1 "):
+                fields = record.split(" ", 8)  # 1 XY sub mH mI mW hH hI path
+                if fields[1][0] != ".":
+                    entries.append(("staged", fields[8]))
+                if fields[1][1] != ".":
+                    entries.append(("unstaged", fields[8]))
+            elif record.startswith("u "):
+                entries.append(("unstaged", record.split(" ", 10)[10]))  # u XY sub m1 m2 m3 mW h1 h2 h3 path
+        relative = [(kind, path[len(prefix):]) for kind, path in entries if path.startswith(prefix)]
+        return branch, [(kind, path) for kind, path in relative if path and not _internal(path)]
+
+    async def _git_prefix(self, op: str) -> str:
+        """The workspace's path inside its repository ("" at the top); `WorldError` outside one."""
+        out = await self._git(op, "rev-parse", "--is-inside-work-tree", "--show-prefix")
+        lines = out.split("\n")
+        if lines[0] != "true":
+            raise world_error(f"{op}: the workspace is not inside a git work tree: {self.root}")
+        return lines[1] if len(lines) > 1 else ""
+
+    async def _has_head(self) -> bool:
+        done = await self._git_raw("git", "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+        return done.exit_code == 0
+
+    async def _empty_tree(self) -> str:
+        return (await self._git("git", "hash-object", "-t", "tree", os.devnull)).strip()
+
+    async def _git(self, what: str, *argv: str, limit: int = GIT_OUTPUT_LIMIT) -> str:
+        done = await self._git_raw(what, *argv, limit=limit)
+        if done.exit_code != 0:
+            message = done.stderr.decode("utf-8", "replace").strip()
+            if "not a git repository" in message:
+                raise world_error(f"{what}: the workspace is not a git repository: {self.root}")
+            raise world_error(f"{what}: git {argv[0]} failed: {message.splitlines()[0] if message else done.exit_code}")
+        return done.stdout.decode("utf-8", "replace")
+
+    async def _git_raw(self, what: str, *argv: str, limit: int = GIT_OUTPUT_LIMIT) -> _Completed:
+        env = {k: v for k, v in sanitized_environment(self.env).items() if not k.startswith("GIT_")}
+        env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
+        git = shutil.which("git", path=env["PATH"])
+        if git is None:
+            raise world_error(f"{what}: git is not installed")
+        command = [git, "--no-pager", "-c", "core.fsmonitor=false", "-c", "core.quotepath=false",
+                   "-c", "color.ui=false", *argv]
+        return await _execute(command, what=what, cwd=self.root, env=env, timeout_s=GIT_TIMEOUT_S,
+                              output_limit=limit, overflow_message=f"{what}: output is larger than {_size(limit)}")
+
+    # -- commands -------------------------------------------------------------------------------
+
+    async def run(self, cmd: str, args: Sequence[str] = (), timeout_s: float = RUN_TIMEOUT_DEFAULT_S) -> Record:
+        """Run the approved command `cmd` (see the module docstring); a nonzero exit is a result."""
+        _require_str("world.run", "cmd", cmd)
+        if cmd not in self.allowed_commands:
+            raise FatalError("CommandNotApproved", f"command `{cmd}` is not in the approved command set")
+        if not isinstance(args, (list, tuple)) or not all(isinstance(a, str) for a in args):
+            raise _type_error("world.run() argument `args` must be a list of str")
+        if any("\0" in a for a in args):
+            raise ScriptError("ValueError", "world.run() arguments must not contain NUL bytes")
+        if not isinstance(timeout_s, (int, float)) or isinstance(timeout_s, bool):
+            raise _type_error(f"world.run() argument `timeout_s` must be a number, not {type(timeout_s).__name__}")
+        if not (timeout_s > 0 and math.isfinite(timeout_s)):
+            raise ScriptError("ValueError", f"world.run() argument `timeout_s` must be positive, not {timeout_s}")
+        env = sanitized_environment(self.env)
+        program = self._resolve_program(cmd, env["PATH"])
+        done = await _execute([program, *args], what=f"command `{cmd}`", cwd=self.root, env=env,
+                              timeout_s=float(timeout_s), output_limit=RUN_OUTPUT_LIMIT)
+        return run_result(done.exit_code, done.stdout.decode("utf-8", "replace"),
+                          done.stderr.decode("utf-8", "replace"))
+
+    def _resolve_program(self, cmd: str, search_path: str) -> str:
+        if "/" in cmd:
+            candidate = Path(cmd) if cmd.startswith("/") else self.root / cmd
+            found = str(candidate) if candidate.is_file() and os.access(candidate, os.X_OK) else None
+        else:
+            found = shutil.which(cmd, path=search_path)
+        if found is None:
+            raise world_error(f"command `{cmd}` cannot start: not found or not executable")
+        return found
+
+
+def _require_str(op: str, name: str, value: Any) -> None:
+    if not isinstance(value, str):
+        raise _type_error(f"{op}() argument `{name}` must be str, not {type(value).__name__}")
+
+
+def _require_optional_str(op: str, name: str, value: Any) -> None:
+    if value is not None and not isinstance(value, str):
+        raise _type_error(f"{op}() argument `{name}` must be str or None, not {type(value).__name__}")
+
+
+def _internal(path: str) -> bool:
+    return any(part in INTERNAL_DIRS for part in path.split("/"))
+
+
+def _check_revision(op: str, base: str) -> None:
+    if not base or base.startswith("-") or "\0" in base or base.strip() != base:
+        raise world_error(f"{op}: `{base}` is not a revision")

@@ -1,0 +1,293 @@
+"""This module serves the tool layer (`tools/layer.py`, TOOLS §3) over MCP stdio (`dwfc mcp`), with the
+low-level `Server` of the `mcp` 2.x package: `tools/list` offers the ten tool definitions with
+their input schemas; `tools/call` runs `ToolLayer.call` and answers with the result as text
+(what `tools.result_text` renders) plus the same object as structured content, `isError` when
+the result says `ok: false`.
+
+The language guide (`docs/language.md`) is served twice, for hosts that surface one or the
+other: as the resource `dwf://guide/language` (text/markdown), and as the prompt
+`write-workflow`, whose one user message holds the guide, how to submit the script, and the
+optional `task` argument.
+
+Approval. `--approve auto` approves every call (for hosts that gate each tool call themselves).
+`--approve elicit` (the default) asks the person through MCP elicitation: the plan text is the
+message and the form is one required yes/no field. A client that did not declare the
+elicitation capability (form mode) cannot show the plan, so such a call is refused with
+`NO_ELICITATION` and nothing runs. How the question travels depends on the protocol era:
+
+- handshake era (`initialize`, up to 2025-11-25): a server-to-client `elicitation/create`
+  request sent while the tool call is pending;
+- 2026-07-28 (per-request envelopes, no server-initiated requests): the call answers with an
+  `InputRequiredResult` carrying the elicitation and an opaque `request_state`; the client asks
+  the person and calls again with the response. The state is a random token naming a pending
+  approval held here, bound to the tool name and a hash of its arguments, used once: a retry
+  with other arguments, or a forged or replayed token, is asked again rather than trusted.
+
+Stdout is the protocol channel: `stdio_server` points fd 1 at stderr while serving, and logs go
+to stderr. Stdin is read by a daemon thread (`_StdinLines`) rather than the SDK's worker thread,
+which cancellation has to wait for: a server whose client is silent still stops at once on
+SIGINT/SIGTERM, and live runs are recorded as `stopped(interrupted)` on the way out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import secrets
+import signal
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from dwf.compiler.version import COMPILER_VERSION
+from dwf.grammar import language_guide
+
+from dwf.runtime.tools.definitions import ApprovalPending, ApprovalRequest, ApprovalUnavailable, Approver, approve_all
+from dwf.runtime.tools.layer import ToolLayer, result_text
+
+log = logging.getLogger("dwf.mcp")
+
+APPROVE_MODES = ("elicit", "auto")
+NO_ELICITATION = ("this client cannot show the plan for approval; start `dwfc mcp --approve auto` if your host "
+                  "approves tool calls itself")
+APPROVAL_KEY = "approval"
+APPROVAL_FORM = {"type": "object", "required": ["approve"],
+                 "properties": {"approve": {"type": "boolean", "title": "Approve",
+                                            "description": "Yes to go ahead as described above; no to refuse."}}}
+MAX_PENDING_APPROVALS = 64
+READ_ONLY_TOOLS = {"ListSavedWorkflows", "ListWorkflowRuns", "GetWorkflowRun", "ListModels"}
+GUIDE_URI = "dwf://guide/language"
+WRITE_PROMPT = "write-workflow"
+INSTRUCTIONS = (
+    "DWF runs workflow scripts that orchestrate sub-agents in this workspace, in the background, journaled and "
+    "resumable. Check ListSavedWorkflows before writing a script, and read the language guide (resource "
+    f"{GUIDE_URI}) before writing one; CreateWorkflow compiles it and asks the user to approve its plan; follow "
+    "runs with GetWorkflowRun and answer escalated questions with ResolveWorkflowQuestion.")
+GUIDE_RESOURCE = types.Resource(
+    uri=GUIDE_URI, name="language-guide", title="DWF language guide", mime_type="text/markdown",
+    description="The DWF workflow language on one page: what is Python as usual, what differs, the facades, typed "
+                "asks, joins, errors and a complete example. Read it before writing a workflow.")
+WRITE_WORKFLOW = types.Prompt(
+    name=WRITE_PROMPT, title="Write a DWF workflow",
+    description="The DWF language guide plus instructions to write a workflow script and submit it with "
+                "CreateWorkflow.",
+    arguments=[types.PromptArgument(name="task", required=False,
+                                    description="What the workflow should do (omit it to describe the task next).")])
+
+
+class _InputNeeded(ApprovalPending):
+    """The approval must be asked by an `InputRequiredResult` (2026-07-28) and the call retried."""
+
+    def __init__(self, token: str, request: ApprovalRequest):
+        super().__init__(request.summary)
+        self.token = token
+        self.request = request
+
+
+class McpToolServer:
+    """One MCP server over one `ToolLayer`; `server` is the `mcp` low-level server."""
+
+    def __init__(self, tools: ToolLayer, approve: str = "elicit"):
+        if approve not in APPROVE_MODES:
+            raise ValueError(f"approve must be one of {APPROVE_MODES}, not {approve!r}")
+        self.tools = tools
+        self.approve = approve
+        self._pending: OrderedDict[str, str] = OrderedDict()  # token -> fingerprint of the call awaiting it
+        self.server = Server("dwf", version=COMPILER_VERSION, title="DWF workflows", instructions=INSTRUCTIONS,
+                             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
+                             on_list_resources=_list_resources, on_read_resource=_read_resource,
+                             on_list_prompts=_list_prompts, on_get_prompt=_get_prompt)
+
+    async def run(self, read_stream, write_stream) -> None:
+        await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+
+    # ------------------------------------------------------------ handlers
+
+    async def _list_tools(self, ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[
+            types.Tool(name=d.name, description=d.description, input_schema=d.input_schema,
+                       annotations=types.ToolAnnotations(read_only_hint=True) if d.name in READ_ONLY_TOOLS else None)
+            for d in self.tools.definitions()])
+
+    async def _call_tool(self, ctx, params: types.CallToolRequestParams):
+        arguments = params.arguments or {}
+        approver = approve_all if self.approve == "auto" else self._elicit_approver(ctx, params)
+        try:
+            result = await self.tools.call(params.name, arguments, approver=approver)
+        except _InputNeeded as needed:
+            return types.InputRequiredResult(input_requests={APPROVAL_KEY: _elicit_request(needed.request)},
+                                             request_state=needed.token)
+        return types.CallToolResult(content=[types.TextContent(text=result_text(result))], structured_content=result,
+                                    is_error=not result.get("ok", True))
+
+    # ------------------------------------------------------------ approval by elicitation
+
+    def _elicit_approver(self, ctx, params: types.CallToolRequestParams) -> Approver:
+        async def approve(request: ApprovalRequest) -> bool:
+            if not _can_elicit(ctx.session.client_capabilities):
+                raise ApprovalUnavailable(NO_ELICITATION + ".")
+            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS or not ctx.session.can_send_request:
+                return self._answer_from_retry(params, request)
+            try:
+                answer = await ctx.session.elicit_form(_message(request), APPROVAL_FORM,
+                                                       related_request_id=ctx.request_id)
+            except Exception as error:  # the client failed to show the form: nobody approved
+                log.warning("elicitation failed: %s", error)
+                raise ApprovalUnavailable(f"the client could not show the plan for approval ({error}).") from None
+            return _approved(answer)
+
+        return approve
+
+    def _answer_from_retry(self, params: types.CallToolRequestParams, request: ApprovalRequest) -> bool:
+        """The person's answer carried by this retry, or `_InputNeeded` to ask for it."""
+        fingerprint = _fingerprint(params.name, params.arguments or {})
+        token = params.request_state
+        responses = params.input_responses or {}
+        if token is not None and self._pending.get(token) == fingerprint and APPROVAL_KEY in responses:
+            del self._pending[token]
+            response = responses[APPROVAL_KEY]
+            return isinstance(response, types.ElicitResult) and _approved(response)
+        token = secrets.token_urlsafe(24)
+        self._pending[token] = fingerprint
+        while len(self._pending) > MAX_PENDING_APPROVALS:
+            self._pending.popitem(last=False)
+        raise _InputNeeded(token, request)
+
+
+# ---------------------------------------------------------------------------- the language guide
+
+
+async def _list_resources(ctx, params) -> types.ListResourcesResult:
+    return types.ListResourcesResult(resources=[GUIDE_RESOURCE])
+
+
+async def _read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    if params.uri != GUIDE_URI:
+        raise MCPError(types.INVALID_PARAMS, f"unknown resource {params.uri!r}; this server has {GUIDE_URI}")
+    return types.ReadResourceResult(contents=[
+        types.TextResourceContents(uri=GUIDE_URI, mime_type="text/markdown", text=language_guide())])
+
+
+async def _list_prompts(ctx, params) -> types.ListPromptsResult:
+    return types.ListPromptsResult(prompts=[WRITE_WORKFLOW])
+
+
+async def _get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    if params.name != WRITE_PROMPT:
+        raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name!r}; this server has {WRITE_PROMPT}")
+    task = ((params.arguments or {}).get("task") or "").strip()
+    return types.GetPromptResult(description=WRITE_WORKFLOW.description, messages=[
+        types.PromptMessage(role="user", content=types.TextContent(text=write_workflow_message(task)))])
+
+
+def write_workflow_message(task: str = "") -> str:
+    """The `write-workflow` prompt's text: the guide first (long context before the request), then the
+    task, or a request to wait for one."""
+    request = (f"Write a DWF workflow for this task:\n\n{task}" if task
+               else "I will describe the task next; then write a DWF workflow for it.")
+    return (f"<dwf-language-guide>\n{language_guide()}</dwf-language-guide>\n\n"
+            "Using only the language in the guide above, write one complete `*.dwf.py` script: a `meta` block, "
+            "`phase()` markers, awaited asks with typed results where the script reads fields, and a JSON return "
+            "value. Submit it with the CreateWorkflow tool; if it does not compile, edit the draft file in place "
+            "and resubmit it with `path`.\n\n" + request)
+
+
+def _can_elicit(capabilities: types.ClientCapabilities | None) -> bool:
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    if elicitation is None:
+        return False
+    # An empty capability object (2025-06-18) means form mode; a URL-only client cannot show a form.
+    return elicitation.form is not None or elicitation.url is None
+
+
+def _message(request: ApprovalRequest) -> str:
+    return f"{request.summary}\n\n{request.text}\n\nApprove?"
+
+
+def _elicit_request(request: ApprovalRequest) -> types.ElicitRequest:
+    return types.ElicitRequest(params=types.ElicitRequestFormParams(message=_message(request),
+                                                                    requested_schema=APPROVAL_FORM))
+
+
+def _approved(answer: types.ElicitResult) -> bool:
+    return answer.action == "accept" and (answer.content or {}).get("approve") is True
+
+
+def _fingerprint(name: str, arguments: Any) -> str:
+    text = json.dumps([name, arguments], sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------------------- serving
+
+
+class _StdinLines:
+    """The lines of stdin as an async iterator, read by a daemon thread that hands each line to
+    the event loop; a read blocked on a silent client neither delays cancellation nor keeps the
+    process alive at exit. It reads the file descriptor with `os.read`, which holds no lock of
+    `sys.stdin` that the interpreter would wait for when it finalizes."""
+
+    def __init__(self, fd: int = 0):
+        self._fd = fd
+        self._send, self._receive = anyio.create_memory_object_stream[str](0)
+
+    def start(self) -> _StdinLines:
+        token = anyio.lowlevel.current_token()
+        threading.Thread(target=self._pump, args=(token,), name="dwf-mcp-stdin", daemon=True).start()
+        return self
+
+    def _pump(self, token) -> None:
+        pending = b""
+        try:
+            while chunk := os.read(self._fd, 65536):
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    anyio.from_thread.run(self._send.send, line.decode("utf-8", errors="replace"), token=token)
+            if pending.strip():
+                anyio.from_thread.run(self._send.send, pending.decode("utf-8", errors="replace"), token=token)
+        except Exception:  # the server stopped (loop gone, stream closed): nothing left to deliver to
+            pass
+        finally:
+            try:
+                anyio.from_thread.run_sync(self._send.close, token=token)
+            except Exception:
+                pass
+
+    def __aiter__(self):
+        return self._receive
+
+
+async def serve_stdio(workspace: str | Path, *, agent: str | None = None, model: str | None = None,
+                      actor_tools: str | None = None, approve: str = "elicit") -> None:
+    """Serve until the client closes stdin or SIGINT/SIGTERM; live runs then stop as
+    `stopped(interrupted)` (resumable). Raises `ToolLayerError` before serving when the
+    workspace or the agent port is unusable."""
+    async with ToolLayer(workspace, agent=agent, model=model, actor_tools=actor_tools) as tools:
+        server = McpToolServer(tools, approve)
+        with anyio.CancelScope() as scope, anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with anyio.create_task_group() as group:
+                async def stop_on_signal():
+                    async for number in signals:
+                        log.warning("signal %s: stopping the server; live runs stop as interrupted", number)
+                        scope.cancel()
+
+                group.start_soon(stop_on_signal)
+                async with stdio_server(stdin=_StdinLines().start()) as (read_stream, write_stream):
+                    await server.run(read_stream, write_stream)
+                group.cancel_scope.cancel()
+
+
+__all__ = ["APPROVE_MODES", "GUIDE_URI", "McpToolServer", "NO_ELICITATION", "WRITE_PROMPT", "serve_stdio",
+           "write_workflow_message"]

@@ -51,10 +51,6 @@ def module_problem(module: str) -> tuple[type, dict]:
     if root == "typing":
         return N.ImportNotAllowed, {"detail": "Import typing names with `from typing import ...`",
                                     "hint": f"write `from typing import {', '.join(B.TYPING_NAMES[:3])}, ...`"}
-    if module in B.MODULES:
-        example = B.MODULES[module][0] if B.MODULES[module] else "..."
-        return N.ImportNotAllowed, {"detail": f"`from {module} import ...` is not supported",
-                                    "hint": f"write `import {module}` and use `{module}.{example}`"}
     hint = _specific(module)
     if hint is not None:
         return N.ImportNotAllowed, {"detail": f"DWF does not offer `{module}`", "hint": hint}

@@ -335,8 +335,6 @@ class StatementLowering:
             else:
                 close = difflib.get_close_matches(name, allowed, n=1)
                 hint = f"did you mean `{close[0]}`?" if close else f"allowed: {', '.join(allowed)}"
-                if module == "typing" and name == "Any":
-                    hint = "`Any` would let any result through; describe the shape with a TypedDict, or use `object`"
                 if module == "typing" and name == "NamedTuple":
                     hint = "use `from collections import namedtuple` and `Point = namedtuple(\"Point\", [\"x\", \"y\"])`"
                 self.report(N.ImportNotAllowed, alias, detail=f"`{module}.{name}` cannot be imported", help=hint)

@@ -410,6 +410,3 @@ def _execute_run(program, script: str, path: str, run_args: dict, port, workspac
 
     return anyio.run(main)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

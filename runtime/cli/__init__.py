@@ -19,6 +19,8 @@ script is `dwf.runtime.cli.main:main`; `python -m dwf.runtime.cli` runs the same
 - `__main__.py`: `python -m dwf.runtime.cli`.
 """
 
-from dwf.runtime.cli.main import main
+# `main` is the module `main.py` (its `main()` is the console script): binding the function here
+# would hide the module, and `from dwf.runtime.cli import main` means the module everywhere.
+from dwf.runtime.cli import main
 
 __all__ = ["main"]

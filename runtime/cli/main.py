@@ -355,7 +355,7 @@ def _question_port(progress, root: Path, run_id: str, args):
 
 def cmd_answer(args) -> int:
     """`dwfc answer QUESTION_ID TEXT`: answer a pending escalation of a headless run."""
-    from dwf.runtime.ports.questions import AnswerError, write_answer  # deferred: start-up (anyio)
+    from dwf.runtime.ports.questions import AnswerError, write_answer  # deferred: start-up
 
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
     if not workspace.is_dir():

@@ -1,13 +1,14 @@
 """This module defines `dwfc`, the command line: `main`, the argument parser (`build_parser`, which
-adds each command module's subcommands), the `run` and `answer` subcommands, and the `--version`
-start-up path. Each subcommand is a small function that returns its exit code (`exit_codes.py`);
-user errors are one clear sentence on stderr (exit 2), never a traceback.
+adds each command module's subcommands), and the `run` and `answer` subcommands. Each subcommand
+is a small function that returns its exit code (`exit_codes.py`); user errors are one clear
+sentence on stderr (exit 2), never a traceback.
 
 Exit codes: 0 success (warnings allowed), 1 the script has errors, 2 usage or I/O error. `run`
 adds its run outcome: 0 completed, 1 errored (or the script was rejected), 2 usage error or not
 approved (nothing ran), 3 stopped (Ctrl-C stops the run as `stopped(interrupted)`).
 
-The command modules never import this one: it imports them and calls their `add_parsers`.
+The command modules never import this one: it imports them and calls their `add_parsers`. What
+`dwfc --version` would not otherwise load is imported inside the handlers (`# deferred: start-up`).
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def dwfc_command() -> list[str]:
     script = Path(sys.executable).with_name("dwfc")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-m", "dwf.runtime.cli.main"]
+    return [sys.executable, "-m", "dwf.runtime.cli"]
 
 
 @dataclass

@@ -14,9 +14,8 @@ benchmark runs, alternately and in the same run, two whole processes with the sa
 - check: `dwfc check FILE`
 - plan:  `dwfc plan FILE` (text format: compile, data flow, temporal walk, graphs, plan, text)
 
-When the installed `dwfc` does not have the `plan` subcommand yet, the plan process is
-`python -m dwf.runtime.cli.plan plan FILE`, the same handler behind a parser of its own; the
-section says which one ran. Wall and CPU time come from `os.wait4` (see `bench/check.py`);
+Both run `dwfc` (the installed console script, or `python -m dwf.runtime.cli` when there is
+none; see `bench/check.py`). Wall and CPU time come from `os.wait4` (see `bench/check.py`);
 figures are medians; the ratio is plan / check. A second table splits one in-process plan into
 compile and the approval-screen stages, so a regression can be located. The target from the
 issue: plan ≤ 2× check for the 1,000-line script.
@@ -29,7 +28,6 @@ import datetime
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -51,11 +49,7 @@ STAGES = ("compile", "data flow", "temporal walk", "graphs", "plan + text", "tot
 
 
 def plan_command() -> tuple[list[str], str]:
-    dwfc = dwfc_command()
-    done = subprocess.run(dwfc + ["plan", "--help"], capture_output=True, text=True, timeout=120)
-    if done.returncode == 0:
-        return dwfc + ["plan"], "`dwfc plan FILE`"
-    return [sys.executable, "-m", "dwf.runtime.cli.plan", "plan"], "`python -m dwf.runtime.cli.plan plan FILE`"
+    return dwfc_command() + ["plan"], "`dwfc plan FILE`"
 
 
 def measure(files: dict[int, Path], repeats: dict[int, int]) -> tuple[list[dict], str]:

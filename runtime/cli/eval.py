@@ -15,32 +15,33 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# cli.py adds this module's parsers while it builds its own, so it is fully loaded by then.
-from dwf.runtime.cli.main import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, UsageError, confirm
+from dwf.compiler import render
+from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, UsageError
+from dwf.runtime.cli.options import WORKSPACE, own_options
+from dwf.runtime.cli.run import confirm
+from dwf.runtime.values.plain_json import dumps
 
 
 def add_parsers(commands) -> None:
+    """Add `eval` to the subparsers object of the `dwfc` parser."""
+    snippet = own_options()
+    snippet.add_argument("file", metavar="SNIPPET_FILE")
+    snippet.add_argument("--yes", "-y", action="store_true", help="run the snippet's commands without the prompt")
+    snippet.add_argument("--format", choices=("text", "json"), default="text",
+                         help="text: the value as JSON on stdout, logs on stderr (default); json: one result object")
     evaluate = commands.add_parser(
-        "eval", help="run a snippet at once and print its value",
+        "eval", help="run a snippet at once and print its value", parents=[snippet, WORKSPACE],
         description="Run a snippet synchronously: world reads (files.*, git.*), world.run of literal commands and "
                     "pure logic; no agents, reports, artifacts or phases, no meta block needed, nothing persisted. "
                     "Exit 0 completed, 1 errored or rejected, 2 usage error or not approved.")
-    evaluate.add_argument("file", metavar="SNIPPET_FILE")
-    evaluate.add_argument("--yes", "-y", action="store_true", help="run the snippet's commands without the prompt")
-    evaluate.add_argument("--format", choices=("text", "json"), default="text",
-                          help="text: the value as JSON on stdout, logs on stderr (default); json: one result object")
-    evaluate.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
     evaluate.set_defaults(handler=cmd_eval)
 
 
 def cmd_eval(args) -> int:
     """`dwfc eval SNIPPET_FILE`: compile, approve the commands if any, run, print the value."""
-    import anyio
+    import anyio  # deferred: start-up
 
-    from dwf.compiler import render
-
-    from dwf.runtime.cli.progress import dumps
-    from dwf.runtime.host.snippets import compile_snippet, eval_snippet
+    from dwf.runtime.host.snippets import compile_snippet, eval_snippet  # deferred: start-up
 
     source = _read_snippet(Path(args.file))
     workspace = Path(args.workspace) if args.workspace else Path.cwd()

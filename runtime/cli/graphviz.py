@@ -5,6 +5,11 @@ an approval-screen graph (`dwf.compiler.plan.graph_render`) into SVG or PNG. The
 `dot` is a system program, not a Python package: Debian and Ubuntu ship it in the `graphviz`
 package (`apt-get install graphviz`), Homebrew in `graphviz` too. When it is missing,
 `GraphvizMissing` says exactly that, and DOT, Mermaid and text output keep working without it.
+
+Why not `graphviz.pipe` (the pinned `graphviz` package, which `graph_render` uses to write DOT):
+it has no timeout, and a graph `dot` cannot lay out would hang `dwfc plan --format html`
+forever; here `dot` gets `TIMEOUT_S`. It also copies `dot`'s stderr to ours unless `quiet`,
+where `GraphvizFailed` puts its first line into the one-sentence error `dwfc` prints.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ class GraphvizFailed(Exception):
 
 
 def dot_path() -> str | None:
+    """The path of the `dot` program on PATH, or None."""
     return shutil.which("dot")
 
 
@@ -54,4 +60,5 @@ def render(dot_source: str, fmt: str) -> bytes:
 
 
 def render_svg(dot_source: str) -> str:
+    """`render(dot_source, "svg")` as text."""
     return render(dot_source, "svg").decode("utf-8")

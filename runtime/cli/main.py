@@ -1,34 +1,41 @@
-"""This module defines `dwfc`, the command line: argument parsing, the subcommands and their
-exit codes. Each subcommand is a small function that returns its exit code; user errors are one
-clear sentence on stderr (exit 2), never a traceback.
+"""This module defines `dwfc`, the command line: `main`, the argument parser (`build_parser`, which
+adds each command module's subcommands), and the `run` and `answer` subcommands. Each subcommand
+is a small function that returns its exit code (`exit_codes.py`); user errors are one clear
+sentence on stderr (exit 2), never a traceback.
 
 Exit codes: 0 success (warnings allowed), 1 the script has errors, 2 usage or I/O error. `run`
 adds its run outcome: 0 completed, 1 errored (or the script was rejected), 2 usage error or not
 approved (nothing ran), 3 stopped (Ctrl-C stops the run as `stopped(interrupted)`).
+
+The command modules never import this one: it imports them and calls their `add_parsers`. What
+`dwfc --version` would not otherwise load is imported inside the handlers (`# deferred: start-up`).
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
 import sys
 from pathlib import Path
 
 from dwf.compiler import render
-from dwf.compiler.compile import CompileResult, compile_bytes
-from dwf.compiler.rules import all_rules, lookup
 from dwf.compiler.version import COMPILER_VERSION
-from dwf.grammar import language_guide
-
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """A bad argument or unreadable input: reported as one sentence, exit code 2."""
+from dwf.runtime.cli import eval as cli_eval
+from dwf.runtime.cli import mcp as cli_mcp
+from dwf.runtime.cli import plan as cli_plan
+from dwf.runtime.cli import runs as cli_runs
+from dwf.runtime.cli import saved as cli_saved
+from dwf.runtime.cli.check import cmd_check, cmd_explain, cmd_guide, cmd_rules, compile_path
+from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
+from dwf.runtime.cli.options import APPROVE, RUN_ARGS, WORKSPACE, own_options
+from dwf.runtime.cli.run import collect_run_args, confirm
+# The names `cmd_run` and `_question_port` use (the session branch replaces both functions).
+from dwf.runtime.cli.run import isatty as _isatty
+from dwf.runtime.cli.run import report_usage_problems as _usage_problems
+from dwf.runtime.host.saved import SavedWorkflowError, locate_saved
 
 
 def main(argv: list[str] | None = None) -> int:
+    """main(argv): run `dwfc` with `argv` (default: the process's arguments); returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
@@ -41,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("dwfc: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
 
@@ -54,6 +61,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """build_parser(): the `dwfc` parser with every subcommand; `args.handler(args)` runs the one given."""
     parser = _Parser(prog="dwfc", description="Compile, plan and run DWF workflow scripts (*.dwf.py).")
     parser.add_argument("--version", action="version", version=f"dwfc {COMPILER_VERSION}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -68,39 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=("concise", "full", "json", "sarif"), default="concise")
     check.add_argument("--sites", action="store_true", help="print the site table of each clean script")
     check.set_defaults(handler=cmd_check)
-    from dwf.runtime.cli import eval as cli_eval  # each adds its subcommands
-    from dwf.runtime.cli import mcp as cli_mcp
-    from dwf.runtime.cli import plan as cli_plan
-    from dwf.runtime.cli import runs as cli_runs
-    from dwf.runtime.cli import saved as cli_saved
-
     cli_plan.add_parsers(commands)  # plan, graph
-
-    run = commands.add_parser(
-        "run", help="approve and run a script",
-        description="Compile a script (FILE, or the saved workflow NAME), show its plan and ask for approval (unless "
-                    "--yes), then run it headless. Exit 0 completed, 1 errored (or compile errors), 2 usage error, "
-                    "3 stopped.")
-    run.add_argument("file", metavar="FILE", nargs="?", help="the script to run (or give --saved NAME)")
-    run.add_argument("--saved", metavar="NAME", help="run the saved workflow NAME (`dwfc saved` lists them)")
-    run.add_argument("--args", metavar="JSON|@FILE", help="run arguments: a JSON object, or @path of a file holding one")
-    run.add_argument("--agent", metavar="PORT",
-                     help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] (needs ANTHROPIC_API_KEY) or "
-                          "command:'CMD ARGS...' (an external CLI agent; see docs/agents.md)")
-    run.add_argument("--model", metavar="MODEL",
-                     help="the default model of --agent anthropic (e.g. claude-sonnet-4-5); an agent definition's "
-                          "model or the script's agent(model=...) overrides it")
-    run.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
-                     help="the workspace tools --agent anthropic offers actors: read (read/list/grep files), write "
-                          "(also write/edit files; the default) or exec (also run commands)")
-    run.add_argument("--yes", "-y", action="store_true", help="approve without the interactive prompt")
-    run.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
-                     help="text: lines on stderr, the value on stdout (default); stream-json: one NDJSON event per "
-                          "line, then the result; json: only the result object")
-    run.add_argument("--max-concurrency", type=_positive_int, metavar="N", help="asks in flight at once (at least 1)")
-    run.add_argument("--budget", type=_non_negative_int, metavar="TOKENS", help="output-token budget of the run")
-    run.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
-    run.set_defaults(handler=cmd_run)
+    _add_run_parser(commands)
     cli_runs.add_parsers(commands)  # runs, show, events, resume, amend, cancel
 
     answer = commands.add_parser(
@@ -126,6 +103,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_run_parser(commands) -> None:
+    """`dwfc run`; its options are grouped so that the shared ones keep their place in `--help`."""
+    script = own_options()
+    script.add_argument("file", metavar="FILE", nargs="?", help="the script to run (or give --saved NAME)")
+    script.add_argument("--saved", metavar="NAME", help="run the saved workflow NAME (`dwfc saved` lists them)")
+    agent = own_options()
+    agent.add_argument("--agent", metavar="PORT",
+                       help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] (needs ANTHROPIC_API_KEY) or "
+                            "command:'CMD ARGS...' (an external CLI agent; see docs/agents.md)")
+    agent.add_argument("--model", metavar="MODEL",
+                       help="the default model of --agent anthropic (e.g. claude-sonnet-4-5); an agent definition's "
+                            "model or the script's agent(model=...) overrides it")
+    agent.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
+                       help="the workspace tools --agent anthropic offers actors: read (read/list/grep files), write "
+                            "(also write/edit files; the default) or exec (also run commands)")
+    output = own_options()
+    output.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
+                        help="text: lines on stderr, the value on stdout (default); stream-json: one NDJSON event per "
+                             "line, then the result; json: only the result object")
+    output.add_argument("--max-concurrency", type=_positive_int, metavar="N", help="asks in flight at once (at least 1)")
+    output.add_argument("--budget", type=_non_negative_int, metavar="TOKENS", help="output-token budget of the run")
+    run = commands.add_parser(
+        "run", help="approve and run a script", parents=[script, RUN_ARGS, agent, APPROVE, output, WORKSPACE],
+        description="Compile a script (FILE, or the saved workflow NAME), show its plan and ask for approval (unless "
+                    "--yes), then run it headless. Exit 0 completed, 1 errored (or compile errors), 2 usage error, "
+                    "3 stopped.")
+    run.set_defaults(handler=cmd_run)
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -146,106 +152,7 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-# ---------------------------------------------------------------- guide
-
-
-def cmd_guide(args) -> int:
-    sys.stdout.write(language_guide())
-    return EXIT_OK
-
-
-# ---------------------------------------------------------------- check
-
-
-def expand_inputs(names: list[str]) -> tuple[list[Path], list[str]]:
-    """Files to check (directories expanded to their *.dwf.py files) and problems found."""
-    files: list[Path] = []
-    problems: list[str] = []
-    for name in names:
-        path = Path(name)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*.dwf.py") if p.is_file())
-            if not found:
-                problems.append(f"{name}: no *.dwf.py files in this directory")
-            files.extend(found)
-        elif path.exists():
-            files.append(path)
-        else:
-            problems.append(f"{name}: no such file")
-    return files, problems
-
-
-def compile_path(path: Path) -> CompileResult:
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    return compile_bytes(data, str(path))
-
-
-def cmd_check(args) -> int:
-    files, problems = expand_inputs(args.files)
-    results: list[CompileResult] = []
-    for path in files:
-        try:
-            results.append(compile_path(path))
-        except UsageError as error:
-            problems.append(str(error))
-    out = sys.stdout
-    if args.format == "json":
-        out.write(render.dumps(render.to_json(results)))
-    elif args.format == "sarif":
-        out.write(render.dumps(render.to_sarif(results)))
-    else:
-        for result in results:
-            out.write(render.render_full(result) if args.format == "full" else render.render_concise(result))
-            if args.sites and result.program is not None:
-                out.write(f"{result.source.path}: {len(result.program.sites)} sites\n")
-                out.write(render.render_sites(result.program))
-        if results:
-            out.write(render.summary_line(results) + "\n")
-    for problem in problems:
-        print(f"dwfc: error: {problem}", file=sys.stderr)
-    if problems:
-        return EXIT_USAGE
-    return EXIT_ERRORS if any(r.errors for r in results) else EXIT_OK
-
-
-# ---------------------------------------------------------------- rules and explain
-
-
-def cmd_rules(args) -> int:
-    rules = all_rules()
-    if args.format == "json":
-        data = [{"code": r.code, "name": r.name, "severity": r.severity, "group": r.group(),
-                 "summary": render._first_sentence(r)} for r in rules]
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
-        return EXIT_OK
-    name_width = max(len(r.name) for r in rules)
-    for rule in rules:
-        sys.stdout.write(f"{rule.code}  {rule.name.ljust(name_width)}  {rule.severity.ljust(7)}  {render._first_sentence(rule)}\n")
-    return EXIT_OK
-
-
-def cmd_explain(args) -> int:
-    rule = lookup(args.code)
-    if rule is None:
-        known = [r.code for r in all_rules()] + [r.name for r in all_rules()]
-        by_name = {r.name: r for r in all_rules()}
-        if args.code in by_name:
-            rule = by_name[args.code]
-        else:
-            close = difflib.get_close_matches(args.code.upper(), known, n=1) or difflib.get_close_matches(args.code, known, n=1)
-            hint = f"; did you mean {close[0]}?" if close else "; `dwfc rules` lists them"
-            raise UsageError(f"there is no rule {args.code!r}{hint}")
-    sys.stdout.write(f"# {rule.code} {rule.name} ({rule.severity}, {rule.group()})\n\n{rule.docs()}\n")
-    return EXIT_OK
-
-
 # ---------------------------------------------------------------- run
-
-EXIT_STOPPED = 3
-RUN_EXIT = {"completed": EXIT_OK, "errored": EXIT_ERRORS, "stopped": EXIT_STOPPED}
 
 
 def cmd_run(args) -> int:
@@ -270,7 +177,7 @@ def cmd_run(args) -> int:
         sys.stderr.write(render.render_concise(compiled))
 
     problems: list[str] = []
-    run_args = _load_run_args(args.args, problems)
+    run_args = collect_run_args(args.args, problems)
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
     if not workspace.is_dir():
         problems.append(f"the workspace {workspace} is not a directory")
@@ -311,62 +218,10 @@ def _script_to_run(args) -> Path:
         raise UsageError("give exactly one script to run: a FILE or --saved NAME (`dwfc saved` lists the saved ones)")
     if args.saved is None:
         return Path(args.file)
-    from dwf.runtime.host.saved import SavedWorkflowError, locate_saved
-
     try:
         return locate_saved(Path(args.workspace) if args.workspace else Path.cwd(), args.saved)[1]
     except SavedWorkflowError as error:
         raise UsageError(str(error)) from None
-
-
-def _usage_problems(problems: list[str]) -> int:
-    for problem in problems:
-        print(f"dwfc: error: {problem}", file=sys.stderr)
-    return EXIT_USAGE
-
-
-def confirm(question: str, without_terminal: str) -> bool:
-    """Ask `question [y/N]` on the terminal, after the caller has shown what is to be approved;
-    False, with the reason on stderr, when stdin is not a terminal (`without_terminal` says
-    what to do instead) or the answer is not yes."""
-    if not _isatty(sys.stdin):
-        _usage_problems([f"cannot ask for approval: standard input is not a terminal; {without_terminal}"])
-        return False
-    sys.stderr.write(f"{question} [y/N] ")
-    sys.stderr.flush()
-    if sys.stdin.readline().strip().lower() not in ("y", "yes"):
-        print("dwfc: not approved; nothing ran", file=sys.stderr)
-        return False
-    return True
-
-
-def _isatty(stream) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
-def _load_run_args(text: str | None, problems: list[str]) -> dict | None:
-    if text is None:
-        return {}
-    origin = "--args"
-    if text.startswith("@"):
-        origin = text[1:]
-        try:
-            text = Path(origin).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            problems.append(f"cannot read the arguments file {origin}: {getattr(error, 'strerror', None) or error}")
-            return None
-    try:
-        value = json.loads(text)
-    except ValueError as error:
-        problems.append(f"{origin} is not valid JSON ({error}); pass a JSON object such as '{{\"name\": \"value\"}}'")
-        return None
-    if not isinstance(value, dict):
-        problems.append(f"{origin} must be a JSON object of argument names to values, not {type(value).__name__}")
-        return None
-    return value
 
 
 def _load_agent_port(spec: str | None, problems: list[str], workspace: Path, *, model: str | None = None,
@@ -501,7 +356,7 @@ def _question_port(progress, root: Path, run_id: str, args):
 
 def cmd_answer(args) -> int:
     """`dwfc answer QUESTION_ID TEXT`: answer a pending escalation of a headless run."""
-    from dwf.runtime.ports.questions import AnswerError, write_answer
+    from dwf.runtime.ports.questions import AnswerError, write_answer  # deferred: start-up
 
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
     if not workspace.is_dir():
@@ -556,5 +411,3 @@ def _execute_run(program, script: str, path: str, run_args: dict, port, workspac
 
     return anyio.run(main)
 
-if __name__ == "__main__":
-    sys.exit(main())

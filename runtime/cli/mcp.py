@@ -13,16 +13,17 @@ import os
 import sys
 from pathlib import Path
 
-EXIT_OK = 0
+from dwf.runtime.cli.exit_codes import EXIT_OK, UsageError
+from dwf.runtime.cli.options import WORKSPACE
 
 
 def add_parsers(commands) -> None:
+    """Add `mcp` to the subparsers object of the `dwfc` parser."""
     mcp = commands.add_parser(
-        "mcp", help="serve the workflow tools to a host agent over MCP stdio",
+        "mcp", help="serve the workflow tools to a host agent over MCP stdio", parents=[WORKSPACE],
         description="Serve the DWF tool layer (CreateWorkflow, GetWorkflowRun, ...) over MCP on stdin/stdout. Runs "
                     "start in the background in the workspace; a live run stops as stopped(interrupted) when the "
                     "client disconnects (ResumeWorkflowRun or `dwfc resume` continues it).")
-    mcp.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
     mcp.add_argument("--agent", metavar="PORT",
                      help="the agent port of the runs: scripted:FIXTURE.json, anthropic[:MODEL] (needs "
                           "ANTHROPIC_API_KEY) or command:'CMD ARGS...'; without it workflows cannot run")
@@ -37,11 +38,11 @@ def add_parsers(commands) -> None:
 
 
 def cmd_mcp(args) -> int:
-    import anyio
+    """`dwfc mcp`: serve the tool layer over MCP stdio until the client disconnects."""
+    import anyio  # deferred: start-up
 
-    from dwf.runtime.cli.main import UsageError
-    from dwf.runtime.tools.mcp import serve_stdio
-    from dwf.runtime.tools.layer import ToolLayerError
+    from dwf.runtime.tools.layer import ToolLayerError  # deferred: start-up
+    from dwf.runtime.tools.mcp import serve_stdio  # deferred: start-up
 
     level = os.environ.get("DWF_MCP_LOG", "warning").upper()
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.WARNING),

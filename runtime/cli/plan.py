@@ -3,7 +3,7 @@ JSON or a self-contained HTML page) and `dwfc graph` (one graph as DOT, SVG, PNG
 text). `add_parsers(commands)` adds both to the `dwfc` argument parser; each handler returns
 its exit code: 0 planned, 1 the script has errors (its diagnostics are printed instead of a
 plan), and user errors (a missing file, bad `--args`, no Graphviz for SVG/PNG) raise
-`dwf.runtime.cli.main.UsageError`, which `dwfc` reports in one sentence with exit code 2.
+`UsageError`, which `dwfc` reports in one sentence with exit code 2.
 
 Nothing here runs the script: planning is compiling plus analysis, plus looking up (in the
 current directory's workspace, as `dwfc run` would) the saved workflows it calls inline: the
@@ -13,41 +13,35 @@ is Graphviz's `dot`, for SVG, PNG and the HTML page's pictures (`dwf.runtime.cli
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 from dwf.compiler import render
-from dwf.compiler.compile import CompileResult, compile_bytes
-
+from dwf.compiler.compile import CompileResult
 from dwf.runtime.cli import graphviz as graphviz_bin
-from dwf.runtime.engine.arguments import ArgumentError, validate_args
+from dwf.runtime.cli.check import compile_path
+from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, UsageError
+from dwf.runtime.cli.options import RUN_ARGS
+from dwf.runtime.cli.run import isatty, read_run_args
+from dwf.runtime.ports.agent_definitions import check_agent_types
 
-# The analyses and renderers (networkx, graphviz) are imported by the handlers, not here, so
-# adding these subcommands to `dwfc` costs `dwfc check` nothing at start-up.
+# The analyses and renderers (networkx, graphviz) and the engine's argument check are imported
+# by the handlers, not here, so adding these subcommands to `dwfc` costs `dwfc check` nothing
+# at start-up (tests/plan/test_plan_cli.py checks it).
 
-EXIT_OK, EXIT_ERRORS = 0, 1
 PLAN_FORMATS = ("text", "json", "html")
 GRAPH_KINDS = ("phase", "causal", "handoff")
 GRAPH_FORMATS = ("dot", "svg", "png", "mermaid", "text")
 
 
-def _usage(message: str) -> Exception:
-    from dwf.runtime.cli.main import UsageError  # imported late: cli.py imports this module
-
-    return UsageError(message)
-
-
 def add_parsers(commands) -> None:
     """Add `plan` and `graph` to the subparsers object of the `dwfc` parser."""
     plan = commands.add_parser(
-        "plan", help="show what a script will do, without running it",
+        "plan", help="show what a script will do, without running it", parents=[RUN_ARGS],
         description="Compile a script and show its plan: phases and steps, actors, commands, data flow and "
                     "warnings. Nothing runs. Exit 0 planned, 1 the script has errors (diagnostics are printed "
                     "instead), 2 usage error.")
     plan.add_argument("file", metavar="FILE")
-    plan.add_argument("--args", metavar="JSON|@FILE", help="run arguments: a JSON object, or @path of a file holding one")
     plan.add_argument("--format", choices=PLAN_FORMATS, default="text",
                       help="text for a terminal, json for host UIs (docs/plan.md), html for a browser")
     plan.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
@@ -70,14 +64,10 @@ def add_parsers(commands) -> None:
 def _compile(name: str) -> CompileResult:
     path = Path(name)
     if path.is_dir():
-        raise _usage(f"{name} is a directory; plan one script at a time")
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise _usage(f"{name}: no such file") from None
-    except OSError as error:
-        raise _usage(f"cannot read {name}: {error.strerror or error}") from None
-    return compile_bytes(data, name)
+        raise UsageError(f"{name} is a directory; plan one script at a time")
+    if not path.exists():
+        raise UsageError(f"{name}: no such file")
+    return compile_path(name)
 
 
 def _print_diagnostics(result: CompileResult) -> None:
@@ -86,32 +76,11 @@ def _print_diagnostics(result: CompileResult) -> None:
     sys.stderr.write(f"dwfc: {result.source.path} has errors, so it has no plan; fix them and try again\n")
 
 
-def parse_run_arguments(text: str | None) -> dict | None:
-    """The `--args` value: a JSON object given inline or as `@path`."""
-    if text is None:
-        return None
-    if text.startswith("@"):
-        name = text[1:]
-        try:
-            text = Path(name).read_text(encoding="utf-8")
-        except OSError as error:
-            raise _usage(f"cannot read the arguments file {name}: {error.strerror or error}") from None
-        except UnicodeDecodeError:
-            raise _usage(f"the arguments file {name} is not UTF-8 text") from None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise _usage(f"--args is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
-    if not isinstance(value, dict):
-        raise _usage(f"--args must be a JSON object such as '{{\"name\": \"value\"}}', got {type(value).__name__}")
-    return value
-
-
 def _write(output: str | None, data: str | bytes) -> None:
     if output is None:
         if isinstance(data, bytes):
-            if sys.stdout.isatty():
-                raise _usage("PNG output is binary; pass -o FILE to write it to a file")
+            if isatty(sys.stdout):
+                raise UsageError("PNG output is binary; pass -o FILE to write it to a file")
             sys.stdout.flush()
             sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
@@ -124,27 +93,31 @@ def _write(output: str | None, data: str | bytes) -> None:
         else:
             Path(output).write_text(data, encoding="utf-8")
     except OSError as error:
-        raise _usage(f"cannot write {output}: {error.strerror or error}") from None
+        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
 
 
 def _svg(dot_source: str) -> str:
     try:
         return graphviz_bin.render_svg(dot_source)
     except (graphviz_bin.GraphvizMissing, graphviz_bin.GraphvizFailed) as error:
-        raise _usage(str(error)) from None
+        raise UsageError(str(error)) from None
 
 
 # ---------------------------------------------------------------- plan
 
 
 def cmd_plan(args) -> int:
-    from dwf.compiler.plan.graph_render import to_dot
-    from dwf.compiler.plan.graphs import build_graphs
-    from dwf.compiler.plan.document import build_plan, rejected
-    from dwf.compiler.plan.html import render_html
+    """`dwfc plan FILE`: the plan of a script as text, JSON or an HTML page."""
+    from dwf.compiler.plan.document import build_plan, rejected  # deferred: start-up
+    from dwf.compiler.plan.graph_render import to_dot  # deferred: start-up
+    from dwf.compiler.plan.graphs import build_graphs  # deferred: start-up
+    from dwf.compiler.plan.html import render_html  # deferred: start-up
+    from dwf.runtime.engine.arguments import ArgumentError, validate_args  # deferred: start-up
+    # Still in cli/main.py on this branch; the session branch moves them below the CLI (host/).
+    from dwf.runtime.cli.main import plan_with_called, render_plan_text, resolve_workflows
 
     result = _compile(args.file)
-    given = parse_run_arguments(args.args)
+    given = read_run_args(args.args)
     if not result.ok:
         if args.format == "json":
             _write(args.output, render.dumps(rejected(result)))
@@ -157,16 +130,11 @@ def cmd_plan(args) -> int:
             values = validate_args(result.program.meta, given)
         except ArgumentError as error:
             count = len(error.problems)
-            raise _usage(f"{count} problem{'s' if count != 1 else ''} with --args: " + "; ".join(error.problems)) from None
-    from pathlib import Path
-
-    from dwf.runtime.ports.agent_definitions import check_agent_types
-    from dwf.runtime.cli.main import plan_with_called, render_plan_text, resolve_workflows
-
+            raise UsageError(f"{count} problem{'s' if count != 1 else ''} with --args: " + "; ".join(error.problems)) from None
     problems = check_agent_types(result.program, Path.cwd())  # LANGUAGE §6.1: an error when planned
     called = resolve_workflows(result.program, Path.cwd(), problems)  # the saved workflows it calls, as `run` would
     if problems:
-        raise _usage("; ".join(problems))
+        raise UsageError("; ".join(problems))
     graphs = build_graphs(result.program, result.source)
     plan = plan_with_called(build_plan(result, values, tuple(given or ()), graphs=graphs), called)
     if args.format == "json":
@@ -181,6 +149,7 @@ def cmd_plan(args) -> int:
 
 
 def phase_titles(graphs) -> dict:
+    """The title of each phase node of `graphs`, for the graph renderers' labels."""
     return {node: attrs["title"] for node, attrs in graphs.phase.nodes(data=True)}
 
 
@@ -188,8 +157,9 @@ def phase_titles(graphs) -> dict:
 
 
 def cmd_graph(args) -> int:
-    from dwf.compiler.plan.graph_render import RENDERERS, to_dot
-    from dwf.compiler.plan.graphs import build_graphs
+    """`dwfc graph FILE`: one graph of a script's plan as DOT, SVG, PNG, Mermaid or text."""
+    from dwf.compiler.plan.graph_render import RENDERERS, to_dot  # deferred: start-up
+    from dwf.compiler.plan.graphs import build_graphs  # deferred: start-up
 
     result = _compile(args.file)
     if not result.ok:
@@ -205,27 +175,6 @@ def cmd_graph(args) -> int:
         try:
             data = graphviz_bin.render(to_dot(graph, titles), "png")
         except (graphviz_bin.GraphvizMissing, graphviz_bin.GraphvizFailed) as error:
-            raise _usage(str(error)) from None
+            raise UsageError(str(error)) from None
         _write(args.output, data)
     return EXIT_OK
-
-
-# ---------------------------------------------------------------- standalone use
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m dwf.runtime.cli.plan plan|graph ...`: the same subcommands outside `dwfc`."""
-    parser = argparse.ArgumentParser(prog="dwfc")
-    add_parsers(parser.add_subparsers(dest="command", metavar="COMMAND", required=True))
-    args = parser.parse_args(argv)
-    from dwf.runtime.cli.main import UsageError
-
-    try:
-        return args.handler(args)
-    except UsageError as error:
-        print(f"dwfc: error: {error}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -18,29 +18,28 @@ The clock here is for display only (throttling and elapsed time); the engine nev
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, TextIO
+
+from dwf.runtime.cli.run import isatty
+from dwf.runtime.values.plain_json import dumps
 
 STATUS_INTERVAL_S = 0.4  # node status lines, at most one per interval
 LIVE_INTERVAL_S = 0.1  # redraws of the live status line
 PROGRESS_TYPE = "workflow.run.progress"
 
 
-def json_default(value: Any) -> Any:
-    """JSON for the few non-JSON values that can appear in a payload (records)."""
-    to_json = getattr(value, "to_json", None)
-    if callable(to_json):
-        return to_json()
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return str(value)
+@dataclass
+class NodeCounts:
+    """How many nodes of one kind (asks, reads or commands) are queued, running, done and failed."""
 
-
-def dumps(value: Any, **options: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=json_default, **options)
+    queued: int = 0
+    running: int = 0
+    done: int = 0
+    failed: int = 0
 
 
 class Progress:
@@ -83,7 +82,7 @@ class TextProgress(Progress):
     def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None, *, live: bool | None = None,
                  clock: Callable[[], float] = time.monotonic, status_interval_s: float = STATUS_INTERVAL_S):
         super().__init__(stdout, stderr)
-        self.live = _isatty(self.stderr) if live is None else live
+        self.live = isatty(self.stderr) if live is None else live
         self.clock = clock
         self.status_interval_s = status_interval_s
         self.started_at: float | None = None
@@ -95,7 +94,7 @@ class TextProgress(Progress):
         self.phase: str | None = None
         self.tokens = 0
         self.nodes: dict[str, dict] = {}  # occurrence key -> what node-queued said
-        self.counts = {"ask": [0, 0, 0, 0], "read": [0, 0, 0, 0], "run": [0, 0, 0, 0]}  # queued, running, done, failed
+        self.counts = {kind: NodeCounts() for kind in ("ask", "read", "run")}
         self.reports = 0
         self.settled = False
 
@@ -136,27 +135,27 @@ class TextProgress(Progress):
     def _on_node_queued(self, event: dict) -> None:
         self.nodes[event.get("key", "")] = event
         counts = self.counts.get(event.get("kind"))
-        if counts:
-            counts[0] += 1
+        if counts is not None:
+            counts.queued += 1
         self._status(f"{event.get('kind')} queued: {self._describe(event)}")
 
     def _on_node_started(self, event: dict) -> None:
         counts = self.counts.get(event.get("kind"))
-        if counts:
-            counts[0] = max(0, counts[0] - 1)
-            counts[1] += 1
+        if counts is not None:
+            counts.queued = max(0, counts.queued - 1)
+            counts.running += 1
         self._status(f"{event.get('kind')} started: {self._describe(event)}")
 
     def _on_node_settled(self, event: dict) -> None:
         counts = self.counts.get(event.get("kind"))
         outcome = event.get("outcome")
-        if counts:
+        if counts is not None:
             if not event.get("cached"):
-                counts[1] = max(0, counts[1] - 1)
+                counts.running = max(0, counts.running - 1)
             if outcome == "failed":
-                counts[3] += 1
+                counts.failed += 1
             elif outcome == "ok":
-                counts[2] += 1
+                counts.done += 1
         cached = " (cached)" if event.get("cached") else ""
         self._status(f"{event.get('kind')} {outcome}{cached}: {self._describe(event)}")
 
@@ -171,7 +170,7 @@ class TextProgress(Progress):
         self._line(f"question {event.get('id')} from {who}: {event.get('question', '')}")
 
     def _on_escalation_resolved(self, event: dict) -> None:
-        self._line(f"question {event.get('id')} answered: {_head(str(event.get('answer', '')), 120)}")
+        self._line(f"question {event.get('id')} answered: {first_line(str(event.get('answer', '')), 120)}")
 
     def _on_artifact_published(self, event: dict) -> None:
         ref = event.get("ref") or {}
@@ -187,7 +186,7 @@ class TextProgress(Progress):
         status = event.get("status")
         reason = f" ({event.get('stop_reason')})" if event.get("stop_reason") else ""
         asks = self.counts["ask"]
-        summary = f"{asks[2]} ask{'s' if asks[2] != 1 else ''} done" + (f", {asks[3]} failed" if asks[3] else "")
+        summary = f"{asks.done} ask{'s' if asks.done != 1 else ''} done" + (f", {asks.failed} failed" if asks.failed else "")
         summary += f", {self.tokens:,} output tokens"
         if self.reports:
             summary += f", {self.reports} reports"
@@ -214,7 +213,7 @@ class TextProgress(Progress):
         queued = self.nodes.get(key, event)
         kind = queued.get("kind")
         if kind == "ask":
-            what = queued.get("label") or _head(queued.get("instructions_head") or "", 60)
+            what = queued.get("label") or first_line(queued.get("instructions_head") or "", 60)
             actor = queued.get("actor")
             return f"{key} {what}" + (f" [{actor}]" if actor else "")
         if kind == "run" and queued.get("command"):
@@ -227,7 +226,8 @@ class TextProgress(Progress):
             return
         self.last_status = now
         asks = self.counts["ask"]
-        self._line(f"{text} (asks: {asks[1]} running, {asks[2]} done" + (f", {asks[3]} failed" if asks[3] else "") + ")")
+        self._line(f"{text} (asks: {asks.running} running, {asks.done} done"
+                   + (f", {asks.failed} failed" if asks.failed else "") + ")")
 
     def _line(self, text: str, prefix: str = "") -> None:
         self._clear_live()
@@ -241,8 +241,9 @@ class TextProgress(Progress):
             return
         self.last_live = now
         asks = self.counts["ask"]
-        text = (f"[{self.phase or self.name or 'run'}] asks {asks[1]} running, {asks[0]} waiting, {asks[2]} done"
-                + (f", {asks[3]} failed" if asks[3] else "") + f" | {self.tokens:,} tokens | {self._elapsed():.0f}s")
+        text = (f"[{self.phase or self.name or 'run'}] asks {asks.running} running, {asks.queued} waiting, "
+                f"{asks.done} done" + (f", {asks.failed} failed" if asks.failed else "")
+                + f" | {self.tokens:,} tokens | {self._elapsed():.0f}s")
         width = shutil.get_terminal_size((100, 20)).columns - 1
         _write(self.stderr, "\r\x1b[2K" + text[:max(10, width)])
         self.live_shown = True
@@ -257,6 +258,7 @@ class TextProgress(Progress):
 
 
 def make_progress(mode: str, stdout: TextIO | None = None, stderr: TextIO | None = None) -> Progress:
+    """The listener of `--progress MODE` (text, stream-json or json)."""
     if mode == "text":
         return TextProgress(stdout, stderr)
     if mode == "stream-json":
@@ -266,16 +268,10 @@ def make_progress(mode: str, stdout: TextIO | None = None, stderr: TextIO | None
     raise ValueError(f"unknown progress mode {mode!r}")
 
 
-def _head(text: str, limit: int) -> str:
+def first_line(text: str, limit: int) -> str:
+    """The first line of `text` (stripped), cut to `limit` characters with an ellipsis."""
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _isatty(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _write(stream: TextIO, text: str) -> None:

@@ -19,97 +19,76 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
+from dwf.compiler import render
+from dwf.compiler.compile import compile_source
+from dwf.runtime.cli.check import compile_path
+from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
+from dwf.runtime.cli.options import APPROVE, RERUN_AGENT, WORKSPACE, own_options
+from dwf.runtime.cli.progress import make_progress
+from dwf.runtime.cli.run import confirm, report_usage_problems, workspace_root
 from dwf.runtime.journal import control as service
+from dwf.runtime.journal.store import JournalError
+from dwf.runtime.values.plain_json import dumps
 
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 3
-RUN_EXIT = {"completed": EXIT_OK, "errored": EXIT_ERRORS, "stopped": EXIT_STOPPED}
 FOLLOW_POLL_S = 0.25
 
 
-def _usage(message: str) -> Exception:
-    from dwf.runtime.cli.main import UsageError  # imported late: cli.py imports this module
-
-    return UsageError(message)
-
-
 def add_parsers(commands) -> None:
-    def agent_options(parser):  # resume and amend run the script again: they need an agent port
-        parser.add_argument("--agent", metavar="PORT", required=True,
-                            help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...'")
-        parser.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
-        parser.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
-                            help="the workspace tools --agent anthropic offers actors")
-        parser.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
-                            help="as for `dwfc run`: text lines on stderr, stream-json NDJSON events, or json "
-                                 "(the result)")
-
-    def workspace_option(parser):
-        parser.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
-
-    runs = commands.add_parser("runs", help="list the runs of this workspace",
+    """Add `runs`, `show`, `events`, `resume`, `amend` and `cancel` to the subparsers of `dwfc`."""
+    listing = own_options()
+    listing.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
+    listing.add_argument("--limit", type=int, metavar="N", help="show at most N runs")
+    runs = commands.add_parser("runs", help="list the runs of this workspace", parents=[listing, WORKSPACE],
                                description="List the runs journaled in <workspace>/.dwf/state.db, newest first.")
-    runs.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
-    runs.add_argument("--limit", type=int, metavar="N", help="show at most N runs")
-    workspace_option(runs)
     runs.set_defaults(handler=cmd_runs)
 
+    snapshot = own_options()
+    snapshot.add_argument("run", metavar="RUN")
+    snapshot.add_argument("--json", action="store_true", help="print one JSON object")
     show = commands.add_parser("show", help="show one run: status, phases, actors, usage, reports, result",
+                               parents=[snapshot, WORKSPACE],
                                description="Show a snapshot of one run. RUN is a run id or a unique prefix.")
-    show.add_argument("run", metavar="RUN")
-    show.add_argument("--json", action="store_true", help="print one JSON object")
-    workspace_option(show)
     show.set_defaults(handler=cmd_show)
 
-    events = commands.add_parser("events", help="print the events of one run as NDJSON",
+    journaled = own_options()
+    journaled.add_argument("run", metavar="RUN")
+    journaled.add_argument("--follow", "-f", action="store_true", help="keep printing new events until the run settles")
+    journaled.add_argument("--after", type=int, default=0, metavar="SEQ", help="only events after this sequence number")
+    events = commands.add_parser("events", help="print the events of one run as NDJSON", parents=[journaled, WORKSPACE],
                                  description="Print the journaled events of a run, one JSON object per line.")
-    events.add_argument("run", metavar="RUN")
-    events.add_argument("--follow", "-f", action="store_true", help="keep printing new events until the run settles")
-    events.add_argument("--after", type=int, default=0, metavar="SEQ", help="only events after this sequence number")
-    workspace_option(events)
     events.set_defaults(handler=cmd_events)
 
     resume = commands.add_parser(
-        "resume", help="continue a stopped run",
+        "resume", help="continue a stopped run", parents=[RERUN_AGENT, WORKSPACE],
         description="Continue a stopped run under the same id: finished asks, reads and commands replay from the "
                     "journal (zero tokens), unfinished ones run again, reports are not repeated. The script, args "
                     "and caps of the original run are kept; no approval is asked (the plan was approved when the "
                     "run started). Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
     resume.add_argument("run", metavar="RUN")
-    agent_options(resume)
-    workspace_option(resume)
     resume.set_defaults(handler=cmd_resume)
 
     amend = commands.add_parser(
         "amend", help="start an edited script as the successor of a run, importing its finished work",
+        parents=[RERUN_AGENT, APPROVE, WORKSPACE],
         description="Amend RUN with the script FILE (RUNTIME §5.2): a live RUN is stopped as stopped(superseded); "
                     "a new run starts whose named actors import the predecessor's finished asks in order (zero "
                     "tokens) until the first changed ask, and whose reads import by content, until the first side "
                     "effect. The args of RUN are kept. Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
     amend.add_argument("run", metavar="RUN")
     amend.add_argument("file", metavar="FILE")
-    agent_options(amend)
-    amend.add_argument("--yes", "-y", action="store_true", help="approve without the interactive prompt")
-    workspace_option(amend)
     amend.set_defaults(handler=cmd_amend)
 
+    stopping = own_options()
+    stopping.add_argument("run", metavar="RUN")
+    stopping.add_argument("--wait", type=float, default=10.0, metavar="SECONDS",
+                          help="how long to wait for the run to settle (default 10; 0: do not wait)")
     cancel = commands.add_parser(
-        "cancel", help="stop a running run (from another process)",
+        "cancel", help="stop a running run (from another process)", parents=[stopping, WORKSPACE],
         description="Ask the process running RUN to stop it as stopped(user), and wait for it to settle.")
-    cancel.add_argument("run", metavar="RUN")
-    cancel.add_argument("--wait", type=float, default=10.0, metavar="SECONDS",
-                        help="how long to wait for the run to settle (default 10; 0: do not wait)")
-    workspace_option(cancel)
     cancel.set_defaults(handler=cmd_cancel)
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _workspace(args) -> Path:
-    root = Path(args.workspace) if getattr(args, "workspace", None) else Path.cwd()
-    if not root.is_dir():
-        raise _usage(f"the workspace {root} is not a directory")
-    return root.resolve()
 
 
 @contextmanager
@@ -125,10 +104,9 @@ def _opened(args):
 
 def _open(args, *, create: bool = False):
     """(journal, control dir) of the workspace, reconciled."""
-    from dwf.runtime.journal.store import JournalError
-    from dwf.runtime.journal.sqlite import DEFAULT_RELATIVE_PATH, SqliteJournal
+    from dwf.runtime.journal.sqlite import DEFAULT_RELATIVE_PATH, SqliteJournal  # deferred: start-up
 
-    root = _workspace(args)
+    root = workspace_root(args)
     if not create and not (root / DEFAULT_RELATIVE_PATH).exists():
         return None, service.control_dir(root)
     try:
@@ -136,13 +114,13 @@ def _open(args, *, create: bool = False):
         control = service.control_dir(root)
         service.reconcile(journal, control)
     except JournalError as error:
-        raise _usage(str(error)) from None
+        raise UsageError(str(error)) from None
     return journal, control
 
 
 def _resolve(journal, reference: str):
     if journal is None:
-        raise _usage(f"no run matches {reference!r}: this workspace has no runs yet")
+        raise UsageError(f"no run matches {reference!r}: this workspace has no runs yet")
     try:
         return service.resolve_run(journal, reference)
     except service.RunLookupError as error:
@@ -150,14 +128,10 @@ def _resolve(journal, reference: str):
             lines = [str(error) + ":"]
             lines += [f"  {row.id}  {service.status_text(row)}  {(row.meta or {}).get('name') or ''}".rstrip()
                       for row in error.candidates]
-            raise _usage("\n".join(lines)) from None
-        raise _usage(str(error)) from None
+            raise UsageError("\n".join(lines)) from None
+        raise UsageError(str(error)) from None
 
 
-def _dumps(value) -> str:
-    from dwf.runtime.cli.progress import dumps
-
-    return dumps(value)
 
 
 # ---------------------------------------------------------------- runs and show
@@ -167,7 +141,7 @@ def cmd_runs(args) -> int:
     with _opened(args) as (journal, _):
         rows = [service.run_summary(journal, row) for row in journal.list_runs(args.limit)] if journal else []
     if args.json:
-        sys.stdout.write(_dumps(rows) + "\n")
+        sys.stdout.write(dumps(rows) + "\n")
         return EXIT_OK
     if not rows:
         print("no runs in this workspace", file=sys.stderr)
@@ -186,7 +160,7 @@ def cmd_show(args) -> int:
     with _opened(args) as (journal, _):
         data = service.snapshot(journal, _resolve(journal, args.run))
     if args.json:
-        sys.stdout.write(_dumps(data) + "\n")
+        sys.stdout.write(dumps(data) + "\n")
         return EXIT_OK
     out = [f"Run {data['id']}" + (f"  {data['name']}" if data["name"] else ""),
            f"  Status: {service.status_text(data)}" + ("  (resumable: dwfc resume " + data["id"] + ")"
@@ -210,13 +184,13 @@ def cmd_show(args) -> int:
         out.append(f"  Question {question['id']} from {question['actor'] or 'an actor'}: {question['question']}")
     if data["reports"]:
         out.append(f"  Reports ({len(data['reports'])}):")
-        out += [f"    {_dumps(item)}" for item in data["reports"][:20]]
+        out += [f"    {dumps(item)}" for item in data["reports"][:20]]
         if len(data["reports"]) > 20:
             out.append(f"    ... and {len(data['reports']) - 20} more (--json shows all)")
     if data["artifacts"]:
         out.append("  Artifacts: " + ", ".join(f"{a['id']} ({a['kind']})" for a in data["artifacts"]))
     if data["status"] == "completed":
-        out.append("  Result: " + _dumps(data["result"]))
+        out.append("  Result: " + dumps(data["result"]))
     elif data["error"]:
         out.append("  Error: " + str(data["error"]))
     sys.stdout.write("\n".join(out) + "\n")
@@ -227,7 +201,7 @@ def cmd_show(args) -> int:
 
 
 def _event_line(run_id: str, event: dict) -> str:
-    return _dumps({"type": event["type"], "run_id": run_id, "seq": event["seq"], **(event["payload"] or {})})
+    return dumps({"type": event["type"], "run_id": run_id, "seq": event["seq"], **(event["payload"] or {})})
 
 
 def cmd_events(args) -> int:
@@ -268,7 +242,7 @@ def cmd_cancel(args) -> int:
     try:
         row = _resolve(journal, args.run)
         if row.status != "running":
-            raise _usage(f"run {row.id} is not running (it is {service.status_text(row)}); nothing to cancel")
+            raise UsageError(f"run {row.id} is not running (it is {service.status_text(row)}); nothing to cancel")
         service.request_cancel(control, row.id)
         if args.wait <= 0:
             print(f"dwfc: asked run {row.id} to stop", file=sys.stderr)
@@ -295,34 +269,27 @@ def cmd_cancel(args) -> int:
 
 
 def cmd_resume(args) -> int:
-    from dwf.compiler.compile import compile_source
-
     from dwf.runtime.cli.main import _load_agent_port
-    from dwf.runtime.cli.progress import make_progress
 
     with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
     problems = service.resume_problems(row)
     if problems:
-        raise _usage("; ".join(problems))
-    root = _workspace(args)
+        raise UsageError("; ".join(problems))
+    root = workspace_root(args)
     path = f"<run {row.id}>"
     compiled = compile_source(row.script, path)
     if compiled.program is None:
-        raise _usage(f"run {row.id} cannot be resumed: its script no longer compiles with this dwf; amend it instead")
+        raise UsageError(f"run {row.id} cannot be resumed: its script no longer compiles with this dwf; amend it instead")
     problems = []
     options = {name: getattr(args, name) for name in ("model", "actor_tools") if getattr(args, name, None)}
     port = _load_agent_port(args.agent, problems, root, **options)
     if problems:
-        for problem in problems:
-            print(f"dwfc: error: {problem}", file=sys.stderr)
-        return EXIT_USAGE
+        return report_usage_problems(problems)
     progress = make_progress(args.progress)
     outcome = _execute_resume(compiled.program, row, path, port, root, progress, args)
     if isinstance(outcome, list):
-        for problem in outcome:
-            print(f"dwfc: error: {problem}", file=sys.stderr)
-        return EXIT_USAGE
+        return report_usage_problems(outcome)
     progress.finish(outcome)
     return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
 
@@ -355,8 +322,7 @@ def _execute_resume(program, row, path: str, port, root: Path, progress, args):
 
 async def _with_journal(root: Path, body):
     """`await body(journal)` with the workspace's journal open; the problem when it cannot open."""
-    from dwf.runtime.journal.store import JournalError
-    from dwf.runtime.journal.sqlite import SqliteJournal
+    from dwf.runtime.journal.sqlite import SqliteJournal  # deferred: start-up
 
     try:
         journal = SqliteJournal.for_workspace(root)
@@ -381,17 +347,14 @@ def _questions(cli, progress, root: Path, run_id: str, args):
 
 
 def cmd_amend(args) -> int:
-    from dwf.compiler import render
-
-    from dwf.runtime.cli.main import _load_agent_port, called_section, compile_path, confirm, resolve_workflows
-    from dwf.runtime.cli.progress import make_progress
+    from dwf.runtime.cli.main import _load_agent_port, called_section, resolve_workflows
 
     with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
-    root = _workspace(args)
+    root = workspace_root(args)
     path = Path(args.file)
     if not path.is_file():
-        raise _usage(f"no such script: {path}")
+        raise UsageError(f"no such script: {path}")
     compiled = compile_path(path)
     if compiled.program is None:
         sys.stderr.write(render.render_full(compiled))
@@ -402,9 +365,7 @@ def cmd_amend(args) -> int:
     options = {name: getattr(args, name) for name in ("model", "actor_tools") if getattr(args, name, None)}
     port = _load_agent_port(args.agent, problems, root, **options)
     if problems:
-        for problem in problems:
-            print(f"dwfc: error: {problem}", file=sys.stderr)
-        return EXIT_USAGE
+        return report_usage_problems(problems)
     if args.progress == "text" or not args.yes:
         live = " (it is running: it will be stopped as superseded)" if row.status == "running" else ""
         commands = ", ".join(sorted(called.approved_commands(compiled.program))) or "none"
@@ -418,9 +379,7 @@ def cmd_amend(args) -> int:
     outcome = _execute_amend(compiled.program, compiled.source.text, row, str(path), port, root, progress, args,
                              called)
     if isinstance(outcome, list):
-        for problem in outcome:
-            print(f"dwfc: error: {problem}", file=sys.stderr)
-        return EXIT_USAGE
+        return report_usage_problems(outcome)
     progress.finish(outcome)
     return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
 

@@ -13,44 +13,47 @@ import os
 import sys
 from pathlib import Path
 
+from dwf.compiler import render
+from dwf.runtime.cli.check import compile_path
+from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, UsageError
+from dwf.runtime.cli.options import WORKSPACE, own_options
+from dwf.runtime.cli.progress import first_line
+from dwf.runtime.cli.run import workspace_root
 from dwf.runtime.host import saved as service
-from dwf.runtime.cli.runs import _usage, _workspace
 
-EXIT_OK, EXIT_ERRORS = 0, 1
 DESCRIPTION_WIDTH = 60  # the description column shows the head of the first line
 
 
 def add_parsers(commands) -> None:
+    """Add `save` and `saved` to the subparsers object of the `dwfc` parser."""
+    saving = own_options()
+    saving.add_argument("file", metavar="FILE")
+    saving.add_argument("--scope", choices=service.SCOPES, required=True,
+                        help="project: this workspace only (shadows a global one of the same name); global: every "
+                             "workspace")
+    saving.add_argument("--name", metavar="NAME", help="the saved name (1-64 of A-Z a-z 0-9 _ . -; default: meta's name)")
+    saving.add_argument("--replace", action="store_true", help="overwrite a saved workflow of that name")
     save = commands.add_parser(
         "save", help="save a script as a named workflow of this project or of every project",
+        parents=[saving, WORKSPACE],
         description="Compile FILE and save it as <name>.dwf.py in <workspace>/.dwf/workflows/ (--scope project) or "
                     "$DWF_HOME/workflows/ (--scope global; DWF_HOME defaults to ~/.dwf). The name defaults to meta's "
                     "name. Run it with `dwfc run --saved NAME`. Exit 0 saved, 1 compile errors, 2 usage error.")
-    save.add_argument("file", metavar="FILE")
-    save.add_argument("--scope", choices=service.SCOPES, required=True,
-                      help="project: this workspace only (shadows a global one of the same name); global: every "
-                           "workspace")
-    save.add_argument("--name", metavar="NAME", help="the saved name (1-64 of A-Z a-z 0-9 _ . -; default: meta's name)")
-    save.add_argument("--replace", action="store_true", help="overwrite a saved workflow of that name")
-    save.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
     save.set_defaults(handler=cmd_save)
 
+    table = own_options()
+    table.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
     listing = commands.add_parser(
-        "saved", help="list the saved workflows",
+        "saved", help="list the saved workflows", parents=[table, WORKSPACE],
         description="List the saved workflows: this workspace's (.dwf/workflows/) first, then the global ones "
                     "($DWF_HOME/workflows/), each by name. A global workflow hidden by a project one of the same "
                     "name is marked shadowed.")
-    listing.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
-    listing.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
     listing.set_defaults(handler=cmd_saved)
 
 
 def cmd_save(args) -> int:
-    from dwf.compiler import render
-
-    from dwf.runtime.cli.main import compile_path
-
-    workspace = _workspace(args)
+    """`dwfc save FILE --scope project|global`: compile FILE and save it under its name."""
+    workspace = workspace_root(args)
     compiled = compile_path(Path(args.file))
     if compiled.program is None:
         sys.stderr.write(render.render_concise(compiled))
@@ -62,7 +65,7 @@ def cmd_save(args) -> int:
     try:
         workflow = service.save_workflow(workspace, compiled.source.text, args.scope, args.name, replace=args.replace)
     except service.SavedWorkflowError as error:
-        raise _usage(str(error)) from None
+        raise UsageError(str(error)) from None
     note = ""
     if workflow.shadowed:
         note = " (this workspace's project workflow of the same name shadows it)"
@@ -74,9 +77,8 @@ def cmd_save(args) -> int:
 
 
 def cmd_saved(args) -> int:
-    from dwf.runtime.cli.progress import _head
-
-    workflows = service.list_saved(_workspace(args))
+    """`dwfc saved`: the saved workflows, project ones first, as a table or a JSON array."""
+    workflows = service.list_saved(workspace_root(args))
     if args.json:
         sys.stdout.write(json.dumps([w.to_json() for w in workflows], ensure_ascii=False) + "\n")
         return EXIT_OK
@@ -85,7 +87,7 @@ def cmd_saved(args) -> int:
         return EXIT_OK
     header = ("NAME", "SCOPE", "DESCRIPTION", "ARGS")
     table = [header] + [(w.name, w.scope + (" (shadowed)" if w.shadowed else ""),
-                         "(broken)" if w.description is None else _head(w.description, DESCRIPTION_WIDTH),
+                         "(broken)" if w.description is None else first_line(w.description, DESCRIPTION_WIDTH),
                          describe_args(w.args)) for w in workflows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:

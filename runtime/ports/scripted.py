@@ -57,6 +57,7 @@ import anyio
 import jsonschema
 
 from dwf.runtime.ports.protocols import NUDGE_MESSAGE, AskChannel, AskError, AskRequest, Usage
+from dwf.runtime.values.plain_json import dumps
 
 CALL_LOG_ENV = "DWF_SCRIPTED_CALL_LOG"
 
@@ -232,7 +233,7 @@ def _json_type(value: Any) -> str:
 
 def default_output_tokens(payload: Any) -> int:
     """The deterministic token count reported when an outcome gives none."""
-    return max(1, len(json.dumps(payload, ensure_ascii=False, default=str)) // 4)
+    return max(1, len(dumps(payload)) // 4)
 
 
 class ScriptedAgentPort:

@@ -32,7 +32,6 @@ and their commands join the approved command set the engine and the world enforc
 from __future__ import annotations
 
 import difflib
-import json
 import logging
 import uuid
 from dataclasses import dataclass, replace
@@ -46,6 +45,7 @@ from dwf.runtime.journal import control as run_service
 from dwf.runtime.host.drafts import DraftError, write_draft
 from dwf.runtime.journal.store import JournalError
 from dwf.runtime.host.saved import CalledWorkflows, pinned_commands, resolve_called
+from dwf.runtime.values.plain_json import dumps
 from dwf.runtime.tools.definitions import (DEFINITIONS, TOOL_NAMES, ApprovalPending, ApprovalRequest, ApprovalUnavailable,
                                Approver, ToolDefinition, definition, input_problems)
 
@@ -81,7 +81,7 @@ def result_text(result: dict) -> str:
     """What a model reads for a result: the error text when it failed, else the JSON."""
     if not result.get("ok", True) and isinstance(result.get("error"), str):
         return result["error"]
-    return json.dumps(result, indent=2, ensure_ascii=False, default=str)
+    return dumps(result, indent=2)
 
 
 class ToolLayer:

@@ -32,7 +32,6 @@ SIGINT/SIGTERM, and live runs are recorded as `stopped(interrupted)` on the way 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import secrets
@@ -56,6 +55,7 @@ from dwf.grammar import language_guide
 
 from dwf.runtime.tools.definitions import ApprovalPending, ApprovalRequest, ApprovalUnavailable, Approver, approve_all
 from dwf.runtime.tools.layer import ToolLayer, result_text
+from dwf.runtime.values.plain_json import dumps
 
 log = logging.getLogger("dwf.mcp")
 
@@ -226,7 +226,7 @@ def _approved(answer: types.ElicitResult) -> bool:
 
 
 def _fingerprint(name: str, arguments: Any) -> str:
-    text = json.dumps([name, arguments], sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    text = dumps([name, arguments], sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

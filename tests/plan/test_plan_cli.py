@@ -156,11 +156,11 @@ def test_output_file_and_an_unwritable_one(capsys, tmp_path):
 
 
 def test_the_module_runs_as_a_real_process():
-    done = subprocess.run([sys.executable, "-m", "dwf.runtime.cli.plan", "plan", FIX, "--format", "json"],
+    done = subprocess.run([sys.executable, "-m", "dwf.runtime.cli", "plan", FIX, "--format", "json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["name"] == "fix-until-green"
-    done = subprocess.run([sys.executable, "-m", "dwf.runtime.cli.plan", "plan", "missing.dwf.py"],
+    done = subprocess.run([sys.executable, "-m", "dwf.runtime.cli", "plan", "missing.dwf.py"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr == "dwfc: error: missing.dwf.py: no such file\n"
 

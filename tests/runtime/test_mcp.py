@@ -1,5 +1,5 @@
 """`dwfc mcp` (TOOLS §3) driven by the real `mcp` client over stdio: a subprocess
-`python -m dwf.runtime.cli.main mcp --workspace TMP --agent scripted:FIXTURE`, tool listing,
+`python -m dwf.runtime.cli mcp --workspace TMP --agent scripted:FIXTURE`, tool listing,
 approval by elicitation (accepted, declined, impossible, `--approve auto`, and the 2026-07-28
 multi-round-trip form), background runs followed with GetWorkflowRun, compile errors, and the
 language guide served as a resource and as a prompt."""
@@ -51,7 +51,7 @@ def workspace(tmp_path) -> Path:
 def server(workspace: Path, *options: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable, cwd=str(workspace), env={"DWF_HOME": str(workspace.parent / "home")},
-        args=["-m", "dwf.runtime.cli.main", "mcp", "--workspace", str(workspace),
+        args=["-m", "dwf.runtime.cli", "mcp", "--workspace", str(workspace),
               "--agent", f"scripted:{workspace / 'fixture.json'}", *options])
 
 
@@ -201,7 +201,7 @@ async def test_the_2026_protocol_serves_the_guide_too(workspace):
 def test_a_signal_stops_the_server_and_interrupts_its_live_runs(workspace):
     (workspace / "slow.json").write_text(json.dumps({"rules": [{"actor": "first", "result": "A"},
                                                                {"actor": "second", "result": "B", "delay_s": 60}]}))
-    command = [sys.executable, "-m", "dwf.runtime.cli.main", "mcp", "--workspace", str(workspace),
+    command = [sys.executable, "-m", "dwf.runtime.cli", "mcp", "--workspace", str(workspace),
                "--agent", f"scripted:{workspace / 'slow.json'}", "--approve", "auto"]
     with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True) as process:

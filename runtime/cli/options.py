@@ -1,0 +1,37 @@
+"""This module defines the options several `dwfc` subcommands share, each group declared once as
+an argparse parent parser (`parents=[...]`): `WORKSPACE`, `RUN_ARGS`, `APPROVE` and
+`RERUN_AGENT`.
+
+argparse puts a parent's options before the child's own, so a command whose shared options come
+after its own (in `--help` and the usage line) declares its own in a parser of their own and
+lists it first: `parents=[own, WORKSPACE]`. `own_options()` makes such a parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def own_options() -> argparse.ArgumentParser:
+    """A parser that only holds options (no `-h`), to pass as one of `parents=`."""
+    return argparse.ArgumentParser(add_help=False)
+
+
+WORKSPACE = own_options()
+WORKSPACE.add_argument("--workspace", metavar="DIR", help="workspace directory (default: the current directory)")
+
+RUN_ARGS = own_options()  # `dwfc run` and `dwfc plan`; read by `cli.run.read_run_args`
+RUN_ARGS.add_argument("--args", metavar="JSON|@FILE", help="run arguments: a JSON object, or @path of a file holding one")
+
+APPROVE = own_options()  # `dwfc run` and `dwfc amend`
+APPROVE.add_argument("--yes", "-y", action="store_true", help="approve without the interactive prompt")
+
+RERUN_AGENT = own_options()  # resume and amend run a script again: they need an agent port
+RERUN_AGENT.add_argument("--agent", metavar="PORT", required=True,
+                         help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...'")
+RERUN_AGENT.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
+RERUN_AGENT.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
+                         help="the workspace tools --agent anthropic offers actors")
+RERUN_AGENT.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
+                         help="as for `dwfc run`: text lines on stderr, stream-json NDJSON events, or json "
+                              "(the result)")

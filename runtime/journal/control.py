@@ -39,7 +39,6 @@ from dwf.compiler.version import COMPILER_VERSION
 from dwf.runtime.journal.store import RunRow
 
 CANCEL_POLL_S = 0.2
-STATE_DIR = ".dwf"
 
 
 class RunLookupError(Exception):
@@ -51,10 +50,6 @@ class RunLookupError(Exception):
 
 
 # ---------------------------------------------------------------------------- paths
-
-
-def control_dir(workspace: str | Path) -> Path:
-    return Path(workspace) / STATE_DIR / "runs"
 
 
 def _owner_path(control: Path, run_id: str) -> Path:

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from dwf.runtime.journal.store import JournalError, NodeRow, RunRow
+from dwf.runtime.statedir import StateDir
 
-DEFAULT_RELATIVE_PATH = Path(".dwf") / "state.db"
 BLOB_THRESHOLD = 4096  # JSON texts longer than this many bytes are stored once, by sha256
 DEFAULT_BUSY_TIMEOUT_S = 5.0
 # A group transaction holds the file's write lock. The engine commits it at the end of each
@@ -233,7 +233,7 @@ class SqliteJournal:
     @classmethod
     def for_workspace(cls, workspace: str | Path, **options: Any) -> SqliteJournal:
         """The default journal of a workspace: `<workspace>/.dwf/state.db`."""
-        return cls(Path(workspace) / DEFAULT_RELATIVE_PATH, **options)
+        return cls(StateDir(workspace).journal, **options)
 
     def close(self) -> None:
         """Commits a pending group (see `hold_commits`) and closes the file."""

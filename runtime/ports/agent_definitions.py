@@ -22,6 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dwf.compiler import ir
+
+from dwf.runtime.statedir import StateDir, dwf_home
+
 # Claude Code tool names -> actor tools (runtime.ports.actor_tools).
 TOOL_MAP = {"Read": "read_file", "Grep": "grep", "Glob": "list_files", "Write": "write_file",
             "Edit": "edit_file", "MultiEdit": "edit_file", "Bash": "run_command"}
@@ -51,13 +55,9 @@ class AgentDefinition:
         return frozenset(TOOL_MAP[t] for t in self.tools if t in TOOL_MAP)
 
 
-def dwf_home() -> Path:
-    return Path(os.environ.get("DWF_HOME") or "~/.dwf").expanduser()
-
-
 def search_paths(name: str, workspace: str | os.PathLike) -> list[Path]:
-    root = Path(workspace)
-    return [root / ".dwf" / "agents" / f"{name}.md", root / ".claude" / "agents" / f"{name}.md",
+    """Where the definition `name` may be, in lookup order (see the module docstring)."""
+    return [StateDir(workspace).agents / f"{name}.md", Path(workspace) / ".claude" / "agents" / f"{name}.md",
             dwf_home() / "agents" / f"{name}.md"]
 
 
@@ -166,8 +166,6 @@ def _scalar(value: str) -> str:
 
 def agent_types(program: Any) -> list[str]:
     """The literal `agent_type` names of a compiled program's `agent(...)` calls, in order."""
-    from dwf.compiler import ir
-
     found: list[str] = []
 
     def walk(node: Any) -> None:

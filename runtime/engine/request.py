@@ -85,5 +85,5 @@ class RunResult:
 def control_dir_of(request: StartRequest) -> Path | None:
     if request.control_dir is not None:
         return Path(request.control_dir)
-    path = getattr(request.journal, "path", None)
+    path = request.journal.path if request.journal is not None else None
     return StateDir.of_journal(path).runs if path is not None else None

@@ -19,7 +19,8 @@ import anyio
 import pytest
 
 from dwf.runtime.engine.engine import Engine, StartRequest
-from dwf.runtime.journal.store import JournalError, MemoryJournal, NodeRow, RunRow
+from dwf.runtime.journal.memory import MemoryJournal
+from dwf.runtime.journal.store import JournalError, JournalStore, NodeRow, RunRow
 from dwf.runtime.ports.protocols import Usage
 from dwf.runtime.journal.sqlite import BLOB_THRESHOLD, SCHEMA_VERSION, SqliteJournal
 
@@ -51,6 +52,13 @@ def journal(request, tmp_path):
 
 
 # ---------------------------------------------------------------------------- contract
+
+
+def test_both_stores_implement_every_member_of_the_interface(journal):
+    members = [name for name in vars(JournalStore) if not name.startswith("_")]
+    members += list(JournalStore.__annotations__)
+    assert {"list_nodes", "list_runs", "find_runs", "list_actors", "set_actor_session", "run_times"} <= set(members)
+    assert [name for name in members if not hasattr(journal, name)] == []
 
 
 def test_runs_round_trip_and_update(journal):

@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from dwf.runtime.engine.engine import Engine, StartError, StartRequest
-from dwf.runtime.journal.store import MemoryJournal
+from dwf.runtime.journal.memory import MemoryJournal
 from dwf.runtime.ports.protocols import Usage
 
 META = 'meta = {"name": "caller", "description": "Calls a saved workflow."}\n'

@@ -37,6 +37,7 @@ from typing import Any, Iterator
 from dwf.compiler.version import COMPILER_VERSION
 
 from dwf.runtime.journal.store import JournalStore, RunRow
+from dwf.runtime.statedir import write_atomic
 
 CANCEL_POLL_S = 0.2
 
@@ -87,6 +88,7 @@ def _has_proc() -> bool:
 
 
 def owner_record(pid: int | None = None) -> dict:
+    """{pid, host, boot_id, start_token} of the process `pid` (default: this one)."""
     pid = os.getpid() if pid is None else pid
     stat = _proc_stat(pid) if _has_proc() else None
     return {"pid": pid, "host": socket.gethostname(), "boot_id": _boot_id(),
@@ -132,15 +134,12 @@ def claim_lock(control: Path) -> Iterator[None]:
 
 
 def write_owner(control: Path, run_id: str) -> None:
-    control = Path(control)
-    control.mkdir(parents=True, exist_ok=True)
-    path = _owner_path(control, run_id)
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(owner_record()), encoding="utf-8")
-    os.replace(temporary, path)
+    """Record this process as the owner of `run_id` (atomically: a reader never sees half a record)."""
+    write_atomic(_owner_path(control, run_id), json.dumps(owner_record()))
 
 
 def read_owner(control: Path, run_id: str) -> dict | None:
+    """The owner record of `run_id`, or None when there is none (or it cannot be read)."""
     try:
         return json.loads(_owner_path(control, run_id).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -158,9 +157,7 @@ def release(control: Path, run_id: str) -> None:
 
 def request_cancel(control: Path, run_id: str, reason: str = "user") -> None:
     """Ask the owning process to stop the run as `stopped(reason)` (`user`, or `superseded` by amend)."""
-    control = Path(control)
-    control.mkdir(parents=True, exist_ok=True)
-    _cancel_path(control, run_id).write_text(json.dumps({"reason": reason, "by_pid": os.getpid()}), encoding="utf-8")
+    write_atomic(_cancel_path(control, run_id), json.dumps({"reason": reason, "by_pid": os.getpid()}))
 
 
 def cancel_reason(control: Path, run_id: str) -> str:
@@ -174,10 +171,12 @@ def cancel_reason(control: Path, run_id: str) -> str:
 
 
 def cancel_requested(control: Path, run_id: str) -> bool:
+    """Whether a cancel request for `run_id` is pending."""
     return _cancel_path(control, run_id).exists()
 
 
 def clear_cancel(control: Path, run_id: str) -> None:
+    """Forget a pending cancel request (a run claimed anew starts without one)."""
     try:
         _cancel_path(control, run_id).unlink()
     except OSError:
@@ -392,6 +391,7 @@ def status_text(row_or_summary: Any) -> str:
 
 
 def wait_until_settled(journal: JournalStore, run_id: str, timeout_s: float, poll_s: float = 0.1) -> RunRow | None:
+    """The run's row once it is no longer `running`, or as it is when `timeout_s` passes."""
     deadline = time.monotonic() + timeout_s
     while True:
         row = journal.get_run(run_id)

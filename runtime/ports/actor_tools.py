@@ -100,6 +100,7 @@ class ToolOutcome:
 
 
 def cap_text(text: str, limit: int = OUTPUT_CAP) -> str:
+    """`text` cut to `limit` characters, saying how much was cut."""
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n[... output truncated: {len(text) - limit:,} more characters]"

@@ -62,6 +62,7 @@ def search_paths(name: str, workspace: str | os.PathLike) -> list[Path]:
 
 
 def find_definition(name: str, workspace: str | os.PathLike) -> Path | None:
+    """The file of the definition `name`, the first of `search_paths` that exists, or None."""
     if not isinstance(name, str) or not _NAME.match(name):
         return None
     for path in search_paths(name, workspace):
@@ -71,6 +72,7 @@ def find_definition(name: str, workspace: str | os.PathLike) -> Path | None:
 
 
 def load_definition(name: str, workspace: str | os.PathLike) -> AgentDefinition:
+    """The parsed definition `name`; `AgentDefinitionError` when it is missing or malformed."""
     path = find_definition(name, workspace)
     if path is None:
         raise AgentDefinitionError(

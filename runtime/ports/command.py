@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from dwf.runtime.values.errors import ScriptError
+from dwf.runtime.ports.anthropic import AnthropicAgentPort, AnthropicPortError
 from dwf.runtime.ports.protocols import NUDGE_MESSAGE, AskChannel, AskError, AskRequest, Usage
 from dwf.runtime.ports.process import MIB, run_process
 
@@ -158,8 +159,6 @@ def load_agent_port(kind: str, argument: str | None, workspace: str | os.PathLik
             problems.append(str(error))
             return None
     if kind == "anthropic":
-        from dwf.runtime.ports.anthropic import AnthropicAgentPort, AnthropicPortError
-
         if model and argument and model != argument:
             problems.append(f"--model {model} contradicts --agent anthropic:{argument}; give the model once")
             return None

@@ -1,7 +1,9 @@
 """This module defines the ports: the interfaces through which the engine reaches agents, the
 world, artifacts and the run's owner (RUNTIME §4), and the data that crosses them. Each
 protocol lists exactly what the engine calls, so a `StartRequest` can be typed with it and a
-test can hand the engine any object that has those methods.
+test can hand the engine any object that has those methods. It imports only the standard
+library (the package imports it, and the grep worker starts through the package), so the
+records a port returns are typed `Any` and named in the docstrings.
 
 - `AgentPort` (`scripted.py`, `anthropic.py`, `command.py`) runs one *turn* of an actor's
   conversation at a time. The engine drives the typed-ask protocol around it: during a turn the
@@ -20,8 +22,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-
-from dwf.runtime.values.records import Record
 
 NUDGE_MESSAGE = ("Your turn ended without submitting a result. Call the submit_result tool now with a value "
                  "that matches the required schema.")
@@ -125,20 +125,22 @@ class WorldPort(Protocol):
     async def read(self, op: str, args: list, kwargs: dict) -> Any:
         """Run the read op `op` (`"files.glob"`, `"git.log"`, ...) with the script's arguments."""
 
-    async def run(self, cmd: str, args: Sequence[str], timeout_s: float) -> Record:
-        """Run the approved command `cmd`; a nonzero exit is a `RunResult`, not an error."""
+    async def run(self, cmd: str, args: Sequence[str], timeout_s: float) -> Any:
+        """Run the approved command `cmd`; returns its `RunResult` record (a nonzero exit is a
+        result, not an error)."""
 
 
 class ArtifactPort(Protocol):
     """ArtifactPort: where a run's published artifacts, dashboards and reports go."""
 
     async def publish_file(self, run_id: str, id: str, path: str, *, title: str | None = None,
-                           description: str | None = None, primary: bool = False) -> Record:
-        """Store the workspace file `path` as the next version of `id`; returns its `ArtifactRef`."""
+                           description: str | None = None, primary: bool = False) -> Any:
+        """Store the workspace file `path` as the next version of `id`; returns its `ArtifactRef` record."""
 
     async def publish_markdown(self, run_id: str, id: str, content: str, *, title: str | None = None,
-                               description: str | None = None, primary: bool = False) -> Record:
-        """Store `content` as the next version of the Markdown artifact `id`; returns its `ArtifactRef`."""
+                               description: str | None = None, primary: bool = False) -> Any:
+        """Store `content` as the next version of the Markdown artifact `id`; returns its
+        `ArtifactRef` record."""
 
     def declare_dashboard(self, run_id: str, id: str, kind: str, spec: Any) -> None:
         """Record a dashboard declaration; the same declaration again is a no-op (a replay)."""

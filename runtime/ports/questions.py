@@ -38,6 +38,7 @@ def questions_dir(workspace: str | os.PathLike) -> Path:
 
 
 def valid_id(question_id: str) -> bool:
+    """Whether `question_id` can name a question file (it can never leave its folder)."""
     return isinstance(question_id, str) and bool(_ID.match(question_id))
 
 

@@ -1,6 +1,7 @@
 """The DWF runtime: command line, interpreter, engine and ports, one package per layer, bottom first.
 
 - `values/`: what scripts hold and what crosses ports (objects, views, records, errors).
+- `statedir.py`: the `.dwf/` state folder's layout, `DWF_HOME`, and the one atomic file writer.
 - `interpreter/`: the analyzed IR run as closures against an effect host, with the builtins and modules.
 - `journal/`: storage (the journal interface, memory and SQLite stores, run control).
 - `ports/`: the port interfaces and the outside world (agent ports, world, artifacts, questions).

@@ -28,6 +28,7 @@ from dwf.runtime.cli.progress import make_progress
 from dwf.runtime.cli.run import confirm, report_usage_problems, workspace_root
 from dwf.runtime.journal import control as service
 from dwf.runtime.journal.store import JournalError
+from dwf.runtime.statedir import StateDir
 from dwf.runtime.values.plain_json import dumps
 
 FOLLOW_POLL_S = 0.25
@@ -104,14 +105,14 @@ def _opened(args):
 
 def _open(args, *, create: bool = False):
     """(journal, control dir) of the workspace, reconciled."""
-    from dwf.runtime.journal.sqlite import DEFAULT_RELATIVE_PATH, SqliteJournal  # deferred: start-up
+    from dwf.runtime.journal.sqlite import SqliteJournal  # deferred: start-up
 
     root = workspace_root(args)
-    if not create and not (root / DEFAULT_RELATIVE_PATH).exists():
-        return None, service.control_dir(root)
+    if not create and not StateDir(root).journal.exists():
+        return None, StateDir(root).runs
     try:
         journal = SqliteJournal.for_workspace(root)
-        control = service.control_dir(root)
+        control = StateDir(root).runs
         service.reconcile(journal, control)
     except JournalError as error:
         raise UsageError(str(error)) from None
@@ -314,7 +315,7 @@ def _execute_resume(program, row, path: str, port, root: Path, progress, args):
             world=LocalWorld(root, allowed_commands=commands),
             artifacts=ArtifactStore(root),
             questions=_questions(cli, progress, root, row.id, args),
-            listeners=[progress], control_dir=service.control_dir(root))
+            listeners=[progress], control_dir=StateDir(root).runs)
         return await drive(request, progress)
 
     return anyio.run(_with_journal, root, run_with)
@@ -402,7 +403,7 @@ def _execute_amend(program, script: str, row, path: str, port, root: Path, progr
         async def start(engine):
             return await amend(
                 engine, row.id, script, journal=journal, agent_port=port, path=path,
-                control_dir=service.control_dir(root),
+                control_dir=StateDir(root).runs,
                 world=LocalWorld(root, allowed_commands=commands),
                 artifacts=ArtifactStore(root), questions=_questions(cli, progress, root, new_id, args),
                 listeners=[progress], approved_commands=commands, workflows=called.scripts, new_id=new_id)

@@ -46,7 +46,8 @@ from dwf.runtime.engine.ask import AskChannel, run_ask
 from dwf.runtime.values.errors import FatalError, ScriptError
 from dwf.runtime.engine.events import EventBus
 from dwf.runtime.interpreter.interpreter import Interpreter
-from dwf.runtime.journal.store import JournalError, MemoryJournal, NodeRow, RunRow, input_hash
+from dwf.runtime.journal.memory import MemoryJournal
+from dwf.runtime.journal.store import JournalError, NodeRow, RunRow, input_hash
 from dwf.runtime.ports.protocols import ActorSpec, AskRequest, Usage
 from dwf.runtime.values.records import Record, to_journal
 # The request and result types live in run_request.py; callers import them from here too.

@@ -13,6 +13,7 @@ from dwf.runtime.engine.events import Listener
 from dwf.runtime.journal.store import JournalStore
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.ports.protocols import AgentPort, QuestionPort
+from dwf.runtime.statedir import StateDir
 
 DEFAULT_GRACE_PERIOD_S = 5.0
 
@@ -84,5 +85,5 @@ class RunResult:
 def control_dir_of(request: StartRequest) -> Path | None:
     if request.control_dir is not None:
         return Path(request.control_dir)
-    path = getattr(request.journal, "path", None)
-    return Path(path).parent / "runs" if path is not None else None
+    path = request.journal.path if request.journal is not None else None
+    return StateDir.of_journal(path).runs if path is not None else None

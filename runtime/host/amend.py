@@ -36,7 +36,7 @@ from typing import Any
 
 import anyio
 
-from dwf.runtime.journal.store import JournalError, NodeRow, RunRow
+from dwf.runtime.journal.store import NodeRow, RunRow
 
 SUPERSEDE_WAIT_S = 10.0
 
@@ -73,8 +73,6 @@ class ImportedCache:
 
     @classmethod
     def build(cls, journal, predecessor: str) -> ImportedCache:
-        if not hasattr(journal, "list_nodes") or not hasattr(journal, "list_actors"):
-            raise JournalError("amend needs a journal that can list a run's actors and nodes")
         actors_rows = journal.list_actors(predecessor)
         counts: dict[str, int] = {}
         for actor in actors_rows:
@@ -211,7 +209,7 @@ def _mark_superseded(journal, current: RunRow, new_id: str, control_dir) -> RunR
     if current.status == "running":  # owner gone, or it did not answer in time: mark it ourselves
         message = "the run was stopped (superseded): it was amended"
         fields.update(status="stopped", stop_reason="superseded", error={"message": message, "traceback": None})
-        for node in journal.list_nodes(current.id) if hasattr(journal, "list_nodes") else []:
+        for node in journal.list_nodes(current.id):
             if node.status == "running":
                 journal.append_event(current.id, "node-settled", {"site": node.site, "key": node.key, "kind": node.kind,
                                                                   "outcome": "cancelled", "superseded": True})
@@ -252,8 +250,6 @@ async def amend(engine, run_id: str, new_script: str, *, journal, agent_port, ar
         validate_args(compiled.program.meta, run_args)
     except ArgumentError as error:
         raise StartError(list(error.problems)) from None
-    if not hasattr(journal, "list_nodes") or not hasattr(journal, "list_actors"):
-        raise StartError(["amend needs a journal that can list a run's actors and nodes"])
     new_id = new_id or f"dwfrun-{uuid.uuid4().hex}"
     request = StartRequest(script=new_script, agent_port=agent_port, path=path, args=run_args, journal=journal,
                            run_id=new_id, control_dir=control_dir, **fields)

@@ -16,8 +16,7 @@ import os
 from pathlib import Path
 
 from dwf.runtime.host.saved import is_valid_name
-
-DRAFTS_DIR = Path(".dwf") / "drafts"
+from dwf.runtime.statedir import StateDir, same_content
 DEFAULT_NAME = "workflow"
 MAX_DRAFTS_PER_NAME = 1000
 
@@ -27,7 +26,7 @@ class DraftError(Exception):
 
 
 def drafts_dir(workspace: str | os.PathLike) -> Path:
-    return Path(workspace) / DRAFTS_DIR
+    return StateDir(workspace).drafts
 
 
 def draft_name(source: str) -> str:
@@ -72,7 +71,7 @@ def write_draft(workspace: str | os.PathLike, source: str) -> Path:
                     handle.write(data)
                 return path
             except FileExistsError:
-                if _same_content(path, data):
+                if same_content(path, data):
                     return path
     except OSError as error:
         raise DraftError(f"cannot write the draft in {directory}: {error.strerror or error}") from None
@@ -80,11 +79,4 @@ def write_draft(workspace: str | os.PathLike, source: str) -> Path:
                      "delete the old ones")
 
 
-def _same_content(path: Path, data: bytes) -> bool:
-    try:
-        return path.stat().st_size == len(data) and path.read_bytes() == data
-    except OSError:
-        return False
-
-
-__all__ = ["DRAFTS_DIR", "DraftError", "draft_name", "drafts_dir", "write_draft"]
+__all__ = ["DraftError", "draft_name", "drafts_dir", "write_draft"]

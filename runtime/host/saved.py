@@ -25,13 +25,12 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dwf.compiler.compile import compile_bytes, compile_source
 
-from dwf.runtime.ports.agent_definitions import dwf_home
+from dwf.runtime.statedir import StateDir, dwf_home, same_content, write_atomic
 
 __all__ = ["NAME_PATTERN", "SCOPES", "CalledWorkflows", "SavedWorkflow", "SavedWorkflowError", "dwf_home",
            "find_saved", "global_dir", "is_valid_name", "list_saved", "locate_saved", "open_saved", "pinned_commands", "project_dir", "read_saved",
@@ -63,7 +62,7 @@ class SavedWorkflow:
 
 
 def project_dir(workspace: Path) -> Path:
-    return Path(workspace) / ".dwf" / "workflows"
+    return StateDir(workspace).workflows
 
 
 def global_dir() -> Path:
@@ -117,54 +116,16 @@ def save_workflow(workspace: Path, script: str, scope: str, name: str | None = N
     data = script.encode("utf-8")
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        written = _write_atomically(target, data, replace=replace)
+        written = write_atomic(target, data, exclusive=not replace)
     except OSError as error:
         raise SavedWorkflowError(f"cannot write {target}: {error.strerror or error}; "
                                  f"check that the folder is writable") from None
-    if not written and not _has_content(target, data):
+    if not written and not same_content(target, data):
         raise SavedWorkflowError(
             f"a {scope} workflow named `{name}` already exists at {target} with different content; "
             f"save with replace (`dwfc save --replace`) to overwrite it, or choose another name")
     shadowed = scope == "global" and os.path.isfile(project_dir(workspace) / target.name)
     return _from_meta(name, scope, target, meta, shadowed)
-
-
-def _write_atomically(target: Path, data: bytes, *, replace: bool) -> bool:
-    """Write `data` to a temporary file next to `target`, then rename it over `target`
-    (`replace`) or hard-link it as `target`; False when `target` exists and `replace` is off."""
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")  # not *.dwf.py: never listed
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # mode follows the umask
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        if replace:
-            os.replace(temporary, target)
-            return True
-        try:
-            os.link(temporary, target)
-        except FileExistsError:
-            return False
-        except OSError:  # a filesystem without hard links: an exclusive create still lets one saver win
-            try:
-                with open(target, "xb") as file:
-                    file.write(data)
-            except FileExistsError:
-                return False
-        return True
-    finally:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:  # renamed into place
-            pass
-
-
-def _has_content(path: Path, data: bytes) -> bool:
-    try:
-        return path.read_bytes() == data
-    except OSError:
-        return False
 
 
 # ---------------------------------------------------------------- list and find

@@ -31,7 +31,7 @@ from dwf.compiler.rules.meta import MissingMeta
 from dwf.compiler.source import SourceFile
 from dwf.compiler.plan.statics import iter_nodes
 
-from dwf.runtime.journal.store import MemoryJournal
+from dwf.runtime.journal.memory import MemoryJournal
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.ports.world import RUN_TIMEOUT_DEFAULT_S, LocalWorld
 from dwf.runtime.values.plain_json import to_plain

@@ -1,8 +1,22 @@
-"""Storage: the journal of runs, nodes and actors.
+"""Storage: the journal of runs, nodes, actors and events. It imports nothing else from the runtime
+except `statedir`.
 
-- `store.py`: the `JournalStore` interface, its rows, `JournalError`, `input_hash` and `MemoryJournal`.
-- `sqlite.py`: the SQLite journal store, the embedded default (`.dwf/state.db`).
-- `control.py`: the run-management service over a journal (run lookup, reconciliation, owner files,
-  cancel requests, resume checks, summaries); redesign step 2 splits its read models out to
-  `host/run_views.py`.
+- `store.py`: the `JournalStore` interface (every method the engine, run control, amend and the
+  read models call), its rows `RunRow` and `NodeRow`, `JournalError` and `input_hash`.
+- `memory.py`: `MemoryJournal`, the store in memory (a run given no journal).
+- `sqlite.py`: `SqliteJournal`, the store in one SQLite file (`.dwf/state.db`): transactions,
+  group commit, rows and blobs.
+- `sqlite_schema.py`: its schema versions as forward migrations, and every SQL statement.
+- `control.py`: the cross-process run-control protocol over a journal (owner records, liveness,
+  `claim_lock`, cancel requests, reconciliation of dead owners' runs), plus the run lookup,
+  resume checks and summaries `dwfc runs`/`show` print.
+
+The package exports the interface and the memory store. `SqliteJournal` is imported from
+`dwf.runtime.journal.sqlite`: `dwfc` imports this package at start-up (run control), and `sqlite3`
+should cost only the commands that open a journal.
 """
+
+from dwf.runtime.journal.store import JournalError, JournalStore, NodeRow, RunRow, input_hash
+from dwf.runtime.journal.memory import MemoryJournal
+
+__all__ = ["JournalError", "JournalStore", "MemoryJournal", "NodeRow", "RunRow", "input_hash"]

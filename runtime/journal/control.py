@@ -36,10 +36,10 @@ from typing import Any, Iterator
 
 from dwf.compiler.version import COMPILER_VERSION
 
-from dwf.runtime.journal.store import RunRow
+from dwf.runtime.journal.store import JournalStore, RunRow
+from dwf.runtime.statedir import write_atomic
 
 CANCEL_POLL_S = 0.2
-STATE_DIR = ".dwf"
 
 
 class RunLookupError(Exception):
@@ -51,10 +51,6 @@ class RunLookupError(Exception):
 
 
 # ---------------------------------------------------------------------------- paths
-
-
-def control_dir(workspace: str | Path) -> Path:
-    return Path(workspace) / STATE_DIR / "runs"
 
 
 def _owner_path(control: Path, run_id: str) -> Path:
@@ -92,6 +88,7 @@ def _has_proc() -> bool:
 
 
 def owner_record(pid: int | None = None) -> dict:
+    """{pid, host, boot_id, start_token} of the process `pid` (default: this one)."""
     pid = os.getpid() if pid is None else pid
     stat = _proc_stat(pid) if _has_proc() else None
     return {"pid": pid, "host": socket.gethostname(), "boot_id": _boot_id(),
@@ -137,15 +134,12 @@ def claim_lock(control: Path) -> Iterator[None]:
 
 
 def write_owner(control: Path, run_id: str) -> None:
-    control = Path(control)
-    control.mkdir(parents=True, exist_ok=True)
-    path = _owner_path(control, run_id)
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(owner_record()), encoding="utf-8")
-    os.replace(temporary, path)
+    """Record this process as the owner of `run_id` (atomically: a reader never sees half a record)."""
+    write_atomic(_owner_path(control, run_id), json.dumps(owner_record()))
 
 
 def read_owner(control: Path, run_id: str) -> dict | None:
+    """The owner record of `run_id`, or None when there is none (or it cannot be read)."""
     try:
         return json.loads(_owner_path(control, run_id).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -163,9 +157,7 @@ def release(control: Path, run_id: str) -> None:
 
 def request_cancel(control: Path, run_id: str, reason: str = "user") -> None:
     """Ask the owning process to stop the run as `stopped(reason)` (`user`, or `superseded` by amend)."""
-    control = Path(control)
-    control.mkdir(parents=True, exist_ok=True)
-    _cancel_path(control, run_id).write_text(json.dumps({"reason": reason, "by_pid": os.getpid()}), encoding="utf-8")
+    write_atomic(_cancel_path(control, run_id), json.dumps({"reason": reason, "by_pid": os.getpid()}))
 
 
 def cancel_reason(control: Path, run_id: str) -> str:
@@ -179,17 +171,19 @@ def cancel_reason(control: Path, run_id: str) -> str:
 
 
 def cancel_requested(control: Path, run_id: str) -> bool:
+    """Whether a cancel request for `run_id` is pending."""
     return _cancel_path(control, run_id).exists()
 
 
 def clear_cancel(control: Path, run_id: str) -> None:
+    """Forget a pending cancel request (a run claimed anew starts without one)."""
     try:
         _cancel_path(control, run_id).unlink()
     except OSError:
         pass
 
 
-def reconcile(journal, control: Path) -> list[str]:
+def reconcile(journal: JournalStore, control: Path) -> list[str]:
     """Mark runs of this state dir left `running` by a dead process `stopped(interrupted)`;
     returns their ids. Their open nodes get a `node-settled` (cancelled) event and the run a
     `run-settled` event, so the event log stays well formed."""
@@ -207,29 +201,26 @@ def reconcile(journal, control: Path) -> list[str]:
     return marked
 
 
-def _mark_interrupted(journal, control: Path, row: RunRow) -> None:
+def _mark_interrupted(journal: JournalStore, control: Path, row: RunRow) -> None:
     message = "the run was stopped (interrupted): the process running it died"
     journal.update_run(row.id, status="stopped", stop_reason="interrupted", error={"message": message, "traceback": None})
-    if hasattr(journal, "list_nodes"):
-        for node in journal.list_nodes(row.id):
-            if node.status == "running":
-                journal.append_event(row.id, "node-settled", {"site": node.site, "key": node.key, "kind": node.kind,
-                                                              "outcome": "cancelled", "reconciled": True})
+    for node in journal.list_nodes(row.id):
+        if node.status == "running":
+            journal.append_event(row.id, "node-settled", {"site": node.site, "key": node.key, "kind": node.kind,
+                                                          "outcome": "cancelled", "reconciled": True})
     journal.append_event(row.id, "run-settled", {"status": "stopped", "stop_reason": "interrupted", "error": message,
                                                  "value": None, "reconciled": True})
     release(control, row.id)
 
 
-def _running_runs(journal) -> list[RunRow]:
-    if not hasattr(journal, "list_runs"):
-        return []
+def _running_runs(journal: JournalStore) -> list[RunRow]:
     return [row for row in journal.list_runs() if row.status == "running"]
 
 
 # ---------------------------------------------------------------------------- lookup and checks
 
 
-def resolve_run(journal, reference: str) -> RunRow:
+def resolve_run(journal: JournalStore, reference: str) -> RunRow:
     """The one run whose id is `reference` or starts with it (with or without `dwfrun-`)."""
     reference = reference.strip()
     if not reference:
@@ -284,8 +275,8 @@ def _parse_time(text: str | None) -> datetime | None:
             return None
 
 
-def _times(journal, row: RunRow) -> tuple[str | None, str | None, float | None]:
-    times = journal.run_times(row.id) if hasattr(journal, "run_times") else None
+def _times(journal: JournalStore, row: RunRow) -> tuple[str | None, str | None, float | None]:
+    times = journal.run_times(row.id)
     if not times:
         return None, None, None
     created, updated = times
@@ -300,21 +291,21 @@ def _name(row: RunRow) -> str | None:
     return row.meta.get("name") if isinstance(row.meta, dict) else None
 
 
-def run_summary(journal, row: RunRow) -> dict:
+def run_summary(journal: JournalStore, row: RunRow) -> dict:
     """One line of `dwfc runs`."""
     created, updated, duration = _times(journal, row)
-    nodes = journal.list_nodes(row.id) if hasattr(journal, "list_nodes") else []
+    nodes = journal.list_nodes(row.id)
     return {"id": row.id, "name": _name(row), "status": row.status, "stop_reason": row.stop_reason,
             "started": created, "updated": updated, "duration_s": None if duration is None else round(duration, 3),
             "asks": sum(1 for node in nodes if node.kind == "ask"),
             "tokens": int((row.usage or {}).get("output_tokens", 0) or 0)}
 
 
-def snapshot(journal, row: RunRow) -> dict:
+def snapshot(journal: JournalStore, row: RunRow) -> dict:
     """Everything `dwfc show` prints about one run."""
     summary = run_summary(journal, row)
     events = journal.events(row.id)
-    nodes = journal.list_nodes(row.id) if hasattr(journal, "list_nodes") else []
+    nodes = journal.list_nodes(row.id)
     meta = row.meta if isinstance(row.meta, dict) else {}
     declared = []
     for phase in meta.get("phases") or []:
@@ -364,7 +355,7 @@ def snapshot(journal, row: RunRow) -> dict:
     reports = [node.result.get("item") if isinstance(node.result, dict) else node.result
                for node in nodes if node.kind == "report"]
     pending = [question for qid, question in raised.items() if qid not in resolved] if row.status == "running" else []
-    actors = journal.list_actors(row.id) if hasattr(journal, "list_actors") else []
+    actors = journal.list_actors(row.id)
     error = row.error.get("message") if isinstance(row.error, dict) else row.error
     return {**summary, "description": meta.get("description"), "args": row.args, "caps": row.caps,
             "usage": row.usage or {}, "compiler_version": row.compiler_version,
@@ -399,7 +390,8 @@ def status_text(row_or_summary: Any) -> str:
     return f"{status}({reason})" if status == "stopped" and reason else status
 
 
-def wait_until_settled(journal, run_id: str, timeout_s: float, poll_s: float = 0.1) -> RunRow | None:
+def wait_until_settled(journal: JournalStore, run_id: str, timeout_s: float, poll_s: float = 0.1) -> RunRow | None:
+    """The run's row once it is no longer `running`, or as it is when `timeout_s` passes."""
     deadline = time.monotonic() + timeout_s
     while True:
         row = journal.get_run(run_id)

@@ -1,14 +1,14 @@
 """This module is the SQLite journal store (RUNTIME §5), the embedded default: one file
 (`.dwf/state.db` under the workspace), WAL mode, `synchronous=NORMAL`, parameterized SQL only,
-a `dwf_schema_version` table with forward migrations, and content-addressed storage of large
-values in `dwf_blob`. It implements the same `JournalStore` interface as `MemoryJournal`.
+a `dwf_schema_version` table with forward migrations (the schema and every SQL statement are in
+`sqlite_schema.py`), and content-addressed storage of large values in `dwf_blob`. It implements
+the same `JournalStore` interface as `MemoryJournal`.
 
 Every write commits before the call returns (one statement in autocommit, or a short
 `BEGIN IMMEDIATE` transaction), so a process that is killed never loses a committed row, except
 while a run holds commits (`hold_commits`): then node rows and events join one open transaction
 that the engine commits at the end of the event-loop tick and always before it dispatches an
-effect (group commit: a commit per tick instead of one per row). Every
-SQLite failure (a corrupted or truncated file, a locked database, a full disk, a read-only file,
+effect (group commit: a commit per tick instead of one per row). Every SQLite failure (a corrupted or truncated file, a locked database, a full disk, a read-only file,
 a row holding invalid JSON) surfaces as a `JournalError` that names the file and says what to do.
 """
 
@@ -23,9 +23,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from dwf.runtime.journal.sqlite_schema import (APPEND_EVENT, ERROR_KINDS, INSERT_NODE, MIGRATIONS, NODE_COLUMNS, NOW,
+                                               PUT_NODE, RUN_COLUMNS, RUN_JSON, RUN_TEXT, SCHEMA_VERSION, SETTLE_NODE,
+                                               VERSION_TABLE)
 from dwf.runtime.journal.store import JournalError, NodeRow, RunRow
+from dwf.runtime.statedir import StateDir
 
-DEFAULT_RELATIVE_PATH = Path(".dwf") / "state.db"
 BLOB_THRESHOLD = 4096  # JSON texts longer than this many bytes are stored once, by sha256
 DEFAULT_BUSY_TIMEOUT_S = 5.0
 # A group transaction holds the file's write lock. The engine commits it at the end of each
@@ -33,109 +36,7 @@ DEFAULT_BUSY_TIMEOUT_S = 5.0
 # other processes writing to the same file wait, so a watchdog thread commits older ones.
 GROUP_MAX_AGE_S = 0.2
 
-_NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"  # SQL text, never a value
 _to_json = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps(**options) builds one per call
-
-# ---------------------------------------------------------------------------- schema
-
-_SCHEMA_V1 = f"""
-CREATE TABLE dwf_run (
-    id TEXT PRIMARY KEY,
-    script TEXT NOT NULL,
-    script_sha256 TEXT NOT NULL,
-    ir_hash TEXT NOT NULL,
-    compiler_version TEXT NOT NULL,
-    args TEXT NOT NULL,
-    meta TEXT NOT NULL,
-    caps TEXT NOT NULL,
-    status TEXT NOT NULL,
-    stop_reason TEXT,
-    result TEXT,
-    error TEXT,
-    usage TEXT NOT NULL,
-    resumed_from TEXT,
-    superseded_by TEXT,
-    created_at TEXT NOT NULL DEFAULT ({_NOW}),
-    updated_at TEXT NOT NULL DEFAULT ({_NOW})
-);
-CREATE TABLE dwf_actor (
-    run_id TEXT NOT NULL REFERENCES dwf_run(id),
-    site_id TEXT NOT NULL,
-    occurrence TEXT NOT NULL,
-    name TEXT,
-    persona TEXT,
-    model TEXT,
-    session_id TEXT,
-    created_at TEXT NOT NULL DEFAULT ({_NOW}),
-    UNIQUE (run_id, site_id, occurrence)
-);
-CREATE TABLE dwf_node (
-    run_id TEXT NOT NULL REFERENCES dwf_run(id),
-    site_id TEXT NOT NULL,
-    occurrence_key TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('ask', 'read', 'run', 'report', 'artifact')),
-    actor TEXT,
-    input_hash TEXT NOT NULL,
-    input TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
-    result TEXT,
-    error TEXT,
-    usage TEXT NOT NULL,
-    imported INTEGER NOT NULL DEFAULT 0,
-    created_at TEXT NOT NULL DEFAULT ({_NOW}),
-    updated_at TEXT NOT NULL DEFAULT ({_NOW}),
-    UNIQUE (run_id, site_id, occurrence_key)
-);
-CREATE TABLE dwf_event (
-    run_id TEXT NOT NULL REFERENCES dwf_run(id),
-    sequence INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    payload TEXT,
-    created_at TEXT NOT NULL DEFAULT ({_NOW}),
-    UNIQUE (run_id, sequence)
-);
-"""
-
-# Version 2: content-addressed storage of large values. A `*_blob` column holds the sha256 of a
-# `dwf_blob` row and the inline JSON column is NULL; small values stay inline.
-_SCHEMA_V2 = """
-CREATE TABLE dwf_blob (
-    sha256 TEXT PRIMARY KEY,
-    data BLOB NOT NULL
-);
-ALTER TABLE dwf_run ADD COLUMN result_blob TEXT REFERENCES dwf_blob(sha256);
-ALTER TABLE dwf_node ADD COLUMN result_blob TEXT REFERENCES dwf_blob(sha256);
-ALTER TABLE dwf_event ADD COLUMN payload_blob TEXT REFERENCES dwf_blob(sha256);
-CREATE INDEX dwf_run_created ON dwf_run(created_at);
-"""
-
-# Version 3: the saved workflows a run calls inline (`workflow()`), name -> script text as JSON,
-# pinned when the run starts so a resume runs what was approved, not today's files.
-_SCHEMA_V3 = """
-ALTER TABLE dwf_run ADD COLUMN workflows TEXT;
-"""
-
-
-def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
-    def apply(conn: sqlite3.Connection) -> None:
-        for statement in sql.split(";"):
-            if statement.strip():
-                conn.execute(statement)
-    return apply
-
-
-# Forward migrations: MIGRATIONS[i] takes a database from version i to version i + 1. Each is
-# applied inside the same transaction as the version row that records it. Append, never edit.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_script(_SCHEMA_V1), _script(_SCHEMA_V2),
-                                                           _script(_SCHEMA_V3)]
-SCHEMA_VERSION = len(MIGRATIONS)
-
-_ERROR_KINDS = (  # (SQLite primary result code, kind, words in the message when no code is known)
-    ("SQLITE_BUSY", "locked", "locked"), ("SQLITE_LOCKED", "locked", "locked"), ("SQLITE_FULL", "full", "is full"),
-    ("SQLITE_READONLY", "readonly", "readonly"), ("SQLITE_CORRUPT", "corrupt", "malformed"),
-    ("SQLITE_NOTADB", "corrupt", "not a database"), ("SQLITE_CANTOPEN", "cantopen", "unable to open"),
-    ("SQLITE_IOERR", "io", "disk i/o"), ("SQLITE_PERM", "readonly", "permission"),
-)
 
 
 def _rollback(conn: sqlite3.Connection) -> None:
@@ -148,38 +49,12 @@ def _rollback(conn: sqlite3.Connection) -> None:
 def _classify(error: sqlite3.Error) -> str | None:
     name = getattr(error, "sqlite_errorname", None)
     if name:
-        for code, kind, _ in _ERROR_KINDS:
+        for code, kind, _ in ERROR_KINDS:
             if name == code or name.startswith(code + "_"):
                 return kind
         return None
     text = str(error).lower()
-    return next((kind for _, kind, words in _ERROR_KINDS if words in text), None)
-
-
-# RunRow field -> dwf_run column: the only names ever written into SQL text.
-_RUN_JSON = ("args", "meta", "caps", "result", "error", "usage", "workflows")
-_RUN_TEXT = ("script", "script_sha256", "ir_hash", "compiler_version", "status", "stop_reason",
-             "resumed_from", "superseded_by")
-_RUN_COLUMNS = ("id",) + _RUN_TEXT + _RUN_JSON + ("result_blob",)
-
-
-_INSERT_NODE = (
-    "INSERT INTO dwf_node (run_id, site_id, occurrence_key, kind, actor, input_hash, input, status, result, "
-    "result_blob, error, usage, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-# An upsert costs twice a plain insert even without a conflict, so it is only the fallback.
-_PUT_NODE = (
-    _INSERT_NODE + " ON CONFLICT (run_id, site_id, occurrence_key) DO UPDATE SET kind = excluded.kind, actor = excluded.actor, "
-    "input_hash = excluded.input_hash, input = excluded.input, status = excluded.status, "
-    "result = excluded.result, result_blob = excluded.result_blob, error = excluded.error, "
-    f"usage = excluded.usage, imported = excluded.imported, updated_at = {_NOW}")
-_SETTLE_NODE = (f"UPDATE dwf_node SET status = ?, result = ?, result_blob = ?, error = ?, usage = ?, updated_at = {_NOW} "
-                "WHERE run_id = ? AND site_id = ? AND occurrence_key = ?")
-# The sequence is allocated by the INSERT itself, under the write lock: monotonic and gap-free per
-# run even with several processes appending. (A VALUES subquery, not INSERT ... SELECT, which
-# would stage the row in a temporary table because it reads the table it writes; and no RETURNING,
-# which costs more than reading the row back by its rowid.)
-_APPEND_EVENT = ("INSERT INTO dwf_event (run_id, sequence, type, payload, payload_blob) VALUES "
-                 "(?, (SELECT COALESCE(MAX(sequence), 0) + 1 FROM dwf_event WHERE run_id = ?), ?, ?, ?)")
+    return next((kind for _, kind, words in ERROR_KINDS if words in text), None)
 
 
 class SqliteJournal:
@@ -233,7 +108,7 @@ class SqliteJournal:
     @classmethod
     def for_workspace(cls, workspace: str | Path, **options: Any) -> SqliteJournal:
         """The default journal of a workspace: `<workspace>/.dwf/state.db`."""
-        return cls(Path(workspace) / DEFAULT_RELATIVE_PATH, **options)
+        return cls(StateDir(workspace).journal, **options)
 
     def close(self) -> None:
         """Commits a pending group (see `hold_commits`) and closes the file."""
@@ -367,7 +242,7 @@ class SqliteJournal:
         if not self._pending_events:
             return
         rows, self._pending_events = self._pending_events, []
-        conn.executemany(_APPEND_EVENT, rows)
+        conn.executemany(APPEND_EVENT, rows)
         for run_id, expected in self._group_sequences.items():
             stored = conn.execute("SELECT MAX(sequence) FROM dwf_event WHERE run_id = ?", (run_id,)).fetchone()[0]
             if stored != expected:
@@ -438,8 +313,7 @@ class SqliteJournal:
                 if others:
                     raise JournalError(f"{self.path}: this is a SQLite database but not a dwf journal; "
                                        "point dwf at another state file or move this one aside")
-                conn.execute("CREATE TABLE dwf_schema_version (version INTEGER PRIMARY KEY, "
-                             f"applied_at TEXT NOT NULL DEFAULT ({_NOW}))")
+                conn.execute(VERSION_TABLE)
             for target in range(version + 1, SCHEMA_VERSION + 1):
                 MIGRATIONS[target - 1](conn)
                 conn.execute("INSERT INTO dwf_schema_version (version) VALUES (?)", (target,))
@@ -507,14 +381,14 @@ class SqliteJournal:
             if conn.execute("SELECT 1 FROM dwf_run WHERE id = ?", (run.id,)).fetchone():
                 raise ValueError(f"run {run.id} exists")
             result, result_blob = self._dump(conn, run.result)
-            values = [run.id] + [getattr(run, name) for name in _RUN_TEXT]
-            values += [_to_json(getattr(run, name)) for name in _RUN_JSON if name != "result"]
+            values = [run.id] + [getattr(run, name) for name in RUN_TEXT]
+            values += [_to_json(getattr(run, name)) for name in RUN_JSON if name != "result"]
             values += [result, result_blob]
-            columns = ("id",) + _RUN_TEXT + tuple(name for name in _RUN_JSON if name != "result") + ("result", "result_blob")
+            columns = ("id",) + RUN_TEXT + tuple(name for name in RUN_JSON if name != "result") + ("result", "result_blob")
             conn.execute(f"INSERT INTO dwf_run ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values)
 
     def update_run(self, run_id: str, **fields: Any) -> None:
-        unknown = sorted(set(fields) - set(_RUN_TEXT) - set(_RUN_JSON))
+        unknown = sorted(set(fields) - set(RUN_TEXT) - set(RUN_JSON))
         if unknown:
             raise ValueError(f"update_run: unknown run fields {unknown}")
         with self._write(f"update run {run_id}") as conn:
@@ -524,21 +398,21 @@ class SqliteJournal:
                     text, blob = self._dump(conn, value)
                     assignments += ["result = ?", "result_blob = ?"]
                     values += [text, blob]
-                elif name in _RUN_JSON:
+                elif name in RUN_JSON:
                     assignments.append(f"{name} = ?")
                     values.append(_to_json(value))
                 else:
                     assignments.append(f"{name} = ?")
                     values.append(value)
-            assignments.append(f"updated_at = {_NOW}")
+            assignments.append(f"updated_at = {NOW}")
             cursor = conn.execute(f"UPDATE dwf_run SET {', '.join(assignments)} WHERE id = ?", values + [run_id])
             if cursor.rowcount == 0:
                 raise KeyError(run_id)
 
     def _run_from(self, conn: sqlite3.Connection, row: tuple) -> RunRow:
-        data = dict(zip(_RUN_COLUMNS, row))
+        data = dict(zip(RUN_COLUMNS, row))
         what = f"run {data['id']}"
-        for name in _RUN_JSON:
+        for name in RUN_JSON:
             if name == "result":
                 data[name] = self._load(conn, data[name], data["result_blob"], f"{what} (result)")
             else:
@@ -549,13 +423,13 @@ class SqliteJournal:
 
     def get_run(self, run_id: str) -> RunRow | None:
         with self._read(f"read run {run_id}") as conn:
-            row = conn.execute(f"SELECT {', '.join(_RUN_COLUMNS)} FROM dwf_run WHERE id = ?", (run_id,)).fetchone()
+            row = conn.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM dwf_run WHERE id = ?", (run_id,)).fetchone()
             return self._run_from(conn, row) if row else None
 
     def list_runs(self, limit: int | None = None) -> list[RunRow]:
         """Every run, newest first."""
         with self._read("list runs") as conn:
-            rows = conn.execute(f"SELECT {', '.join(_RUN_COLUMNS)} FROM dwf_run ORDER BY created_at DESC, rowid DESC "
+            rows = conn.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM dwf_run ORDER BY created_at DESC, rowid DESC "
                                 "LIMIT ?", (-1 if limit is None else int(limit),)).fetchall()
             return [self._run_from(conn, row) for row in rows]
 
@@ -565,7 +439,7 @@ class SqliteJournal:
         matches: dict[str, tuple[str, int, RunRow]] = {}
         with self._read(f"find runs {prefix!r}") as conn:
             for item in prefixes:  # substr, not LIKE: `_` and `%` in a prefix are literal
-                rows = conn.execute(f"SELECT {', '.join(_RUN_COLUMNS)}, created_at, rowid FROM dwf_run "
+                rows = conn.execute(f"SELECT {', '.join(RUN_COLUMNS)}, created_at, rowid FROM dwf_run "
                                     "WHERE substr(id, 1, length(?)) = ?", (item, item)).fetchall()
                 for row in rows:
                     matches[row[0]] = (row[-2], row[-1], self._run_from(conn, row[:-2]))
@@ -599,11 +473,9 @@ class SqliteJournal:
 
     # ------------------------------------------------------------ nodes
 
-    _NODE_COLUMNS = "site_id, occurrence_key, kind, actor, input_hash, input, status, result, result_blob, error, usage, imported"
-
     def get_node(self, run_id: str, site: str, key: str) -> NodeRow | None:
         with self._read(f"read node {key} of run {run_id}") as conn:
-            row = conn.execute(f"SELECT {self._NODE_COLUMNS} FROM dwf_node WHERE run_id = ? AND site_id = ? "
+            row = conn.execute(f"SELECT {NODE_COLUMNS} FROM dwf_node WHERE run_id = ? AND site_id = ? "
                                "AND occurrence_key = ?", (run_id, site, key)).fetchone()
             return self._node_from(conn, run_id, row) if row else None
 
@@ -612,7 +484,7 @@ class SqliteJournal:
         settled ones only and without their inputs (it compares input hashes)."""
         where = " AND status IN ('completed', 'failed')" if settled_only else ""
         with self._read(f"list the nodes of run {run_id}") as conn:
-            rows = conn.execute(f"SELECT {self._NODE_COLUMNS} FROM dwf_node WHERE run_id = ?{where} ORDER BY rowid",
+            rows = conn.execute(f"SELECT {NODE_COLUMNS} FROM dwf_node WHERE run_id = ?{where} ORDER BY rowid",
                                 (run_id,)).fetchall()
             return [self._node_from(conn, run_id, row, with_input) for row in rows]
 
@@ -633,9 +505,9 @@ class SqliteJournal:
             result, result_blob = self._dump(conn, row.result)
             full = values[:8] + (result, result_blob) + values[10:]
             try:
-                conn.execute(_INSERT_NODE, full)
+                conn.execute(INSERT_NODE, full)
             except sqlite3.IntegrityError:  # the row exists (a re-dispatch after a crash): replace it
-                conn.execute(_PUT_NODE, full)
+                conn.execute(PUT_NODE, full)
 
         self._hot_write(write, lambda: f"record node {row.key} of run {row.run_id}")
 
@@ -647,7 +519,7 @@ class SqliteJournal:
 
         def write(conn: sqlite3.Connection) -> int:
             text, blob = self._dump(conn, result)
-            return conn.execute(_SETTLE_NODE, (status, text, blob, error_text, usage_text, run_id, site, key)).rowcount
+            return conn.execute(SETTLE_NODE, (status, text, blob, error_text, usage_text, run_id, site, key)).rowcount
 
         if self._hot_write(write, lambda: f"settle node {key} of run {run_id}") == 0:
             raise KeyError((run_id, site, key))
@@ -658,7 +530,7 @@ class SqliteJournal:
         def write(conn: sqlite3.Connection) -> int:
             text, blob = self._dump(conn, payload)
             if not (self._holders and conn.in_transaction):  # autocommit: insert, then read the sequence back
-                rowid = conn.execute(_APPEND_EVENT, (run_id, run_id, event_type, text, blob)).lastrowid
+                rowid = conn.execute(APPEND_EVENT, (run_id, run_id, event_type, text, blob)).lastrowid
                 return conn.execute("SELECT sequence FROM dwf_event WHERE rowid = ?", (rowid,)).fetchone()[0]
             last = self._group_sequences.get(run_id)
             if last is None:

@@ -1,15 +1,15 @@
-"""This module defines the `JournalStore` interface (RUNTIME §5) and its in-memory
-implementation. The engine writes every effect through it: a node row `running` before
+"""This module defines the `JournalStore` interface (RUNTIME §5), the rows it stores, its error
+and `input_hash`. The engine writes every effect through it: a node row `running` before
 dispatch, then `completed` or `failed`; reports once. A stored row with the same key is what
-replay reuses. The SQLite store implements the same interface and passes the same contract
-tests."""
+replay reuses. `MemoryJournal` (`memory.py`) and `SqliteJournal` (`sqlite.py`) implement it and
+pass the same contract tests."""
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Protocol
 
 
@@ -18,15 +18,24 @@ class JournalError(Exception):
     row holding invalid data). The message names the store and says what to do."""
 
 
-_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode
+# The text `input_hash` hashes. It formats like `dwf.compiler.ir.canonical_json` (sorted keys, no
+# spaces, no ASCII escapes), so the two agree on plain JSON, but it is deliberately lenient where
+# that one is strict: it must hash whatever inputs an effect has without failing (NaN, an object
+# without a JSON form as its `str`), and it must keep hashing exactly as the journals already
+# written expect, while an IR hash must never depend on such a value.
+_lenient_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode
 
 
 def input_hash(value: Any) -> str:
-    return hashlib.sha256(_canonical(value).encode("utf-8")).hexdigest()[:32]
+    """The hash of an effect's inputs that replay compares: 32 hex digits of the SHA-256 of
+    their canonical JSON text."""
+    return hashlib.sha256(_lenient_canonical(value).encode("utf-8")).hexdigest()[:32]
 
 
 @dataclass
 class NodeRow:
+    """NodeRow: one effect occurrence of a run (an ask, read, command, report or artifact)."""
+
     run_id: str
     site: str
     key: str
@@ -43,6 +52,8 @@ class NodeRow:
 
 @dataclass
 class RunRow:
+    """RunRow: one run, with what it was started from (script, args, caps) and how it ended."""
+
     id: str
     script: str
     script_sha256: str
@@ -62,115 +73,77 @@ class RunRow:
 
 
 class JournalStore(Protocol):
-    def create_run(self, run: RunRow) -> None: ...
-    def update_run(self, run_id: str, **fields: Any) -> None: ...
-    def get_run(self, run_id: str) -> RunRow | None: ...
-    def put_actor(self, run_id: str, site: str, key: str, name: str | None, persona: str | None, model: str | None) -> None: ...
-    def get_node(self, run_id: str, site: str, key: str) -> NodeRow | None: ...
-    def put_node(self, row: NodeRow) -> None: ...
-    def settle_node(self, run_id: str, site: str, key: str, status: str, result: Any = None, error: Any = None,
-                    usage: dict | None = None) -> None: ...
-    def append_event(self, run_id: str, event_type: str, payload: dict) -> int: ...
-    def events(self, run_id: str, after: int = 0) -> list[dict]: ...
-    # Group commit: a holder's node rows and events may wait for `commit()` (see SqliteJournal).
-    def hold_commits(self, wake: Callable[[], None]) -> None: ...
-    def release_commits(self, wake: Callable[[], None]) -> None: ...
-    def commit(self) -> None: ...
+    """JournalStore: what the engine, run control, amend and the read models call on a journal;
+    `MemoryJournal` and `SqliteJournal` implement all of it. Rows are copies: changing a returned
+    row never changes the stored one."""
+
+    path: Path | None  # the file behind the store; None for one in memory
     open_group: int | None  # names the open group transaction; None when nothing is pending
 
-
-class MemoryJournal:
-    """Keeps everything in dicts. Like a database, it stores JSON text, so callers can never
-    change a stored row through a reference they kept (and serializing is far cheaper than a
-    deep copy)."""
-
-    def __init__(self) -> None:
-        self.runs: dict[str, RunRow] = {}
-        self.actors: dict[tuple[str, str, str], dict] = {}
-        self.nodes: dict[tuple[str, str, str], tuple] = {}
-        self._events: dict[str, list[tuple[int, str, str]]] = {}
-
+    # -- runs
     def create_run(self, run: RunRow) -> None:
-        if run.id in self.runs:
-            raise ValueError(f"run {run.id} exists")
-        self.runs[run.id] = copy.deepcopy(run)
+        """Store a new run (ValueError when its id exists)."""
 
     def update_run(self, run_id: str, **fields: Any) -> None:
-        row = self.runs[run_id]
-        for name, value in fields.items():
-            setattr(row, name, copy.deepcopy(value))
+        """Change fields of a stored run (KeyError when there is no such run)."""
 
     def get_run(self, run_id: str) -> RunRow | None:
-        row = self.runs.get(run_id)
-        return copy.deepcopy(row) if row else None
+        """The run `run_id`, or None."""
 
     def list_runs(self, limit: int | None = None) -> list[RunRow]:
-        """Every run, newest first."""
-        rows = [copy.deepcopy(row) for row in reversed(self.runs.values())]
-        return rows if limit is None else rows[:limit]
+        """Every run, newest first (at most `limit`)."""
 
     def find_runs(self, prefix: str) -> list[RunRow]:
         """Runs whose id starts with `prefix` (with or without the `dwfrun-` part), newest first."""
-        full = prefix if prefix.startswith("dwfrun-") else f"dwfrun-{prefix}"
-        return [row for row in self.list_runs() if row.id.startswith(prefix) or row.id.startswith(full)]
 
-    def put_actor(self, run_id, site, key, name, persona, model) -> None:
-        session = self.actors.get((run_id, site, key), {}).get("session_id")
-        self.actors[(run_id, site, key)] = {"name": name, "persona": persona, "model": model, "session_id": session}
+    def run_times(self, run_id: str) -> tuple[str, str] | None:
+        """(created_at, updated_at) of a run as ISO-8601 UTC text, or None when unknown."""
+
+    # -- actors
+    def put_actor(self, run_id: str, site: str, key: str, name: str | None, persona: str | None,
+                  model: str | None) -> None:
+        """Record the actor created at occurrence `key` of `site` (its session id is kept)."""
 
     def set_actor_session(self, run_id: str, site: str, key: str, session_id: str | None) -> None:
-        if (run_id, site, key) in self.actors:
-            self.actors[(run_id, site, key)]["session_id"] = session_id
+        """Record the agent port's session id of a recorded actor."""
 
     def list_actors(self, run_id: str) -> list[dict]:
-        return [{"site": site, "key": key, **fields} for (run, site, key), fields in self.actors.items() if run == run_id]
+        """The run's actors in creation order: {site, key, name, persona, model, session_id}."""
 
-    def list_nodes(self, run_id: str, *, settled_only: bool = False, with_input: bool = True) -> list[NodeRow]:
-        """The run's node rows in the order they were first written (see SqliteJournal)."""
-        rows = [self.get_node(*key) for key in self.nodes if key[0] == run_id]
-        if not with_input:
-            for row in rows:
-                row.input = None
-        return [row for row in rows if row.status in ("completed", "failed")] if settled_only else rows
-
+    # -- nodes
     def get_node(self, run_id: str, site: str, key: str) -> NodeRow | None:
-        stored = self.nodes.get((run_id, site, key))
-        if stored is None:
-            return None
-        kind, actor, digest, data, status, outcome, imported = stored
-        result, error, usage = json.loads(outcome)
-        return NodeRow(run_id, site, key, kind, actor, digest, json.loads(data), status, result, error, usage, imported)
+        """The node row of one effect occurrence, or None."""
 
     def put_node(self, row: NodeRow) -> None:
-        self.nodes[(row.run_id, row.site, row.key)] = (
-            row.kind, row.actor, row.input_hash, json.dumps(row.input), row.status,
-            json.dumps([row.result, row.error, row.usage]), row.imported)
+        """Write a node row, replacing one with the same key (a re-dispatch after a crash)."""
 
     def settle_node(self, run_id: str, site: str, key: str, status: str, result: Any = None, error: Any = None,
                     usage: dict | None = None) -> None:
-        stored = self.nodes.get((run_id, site, key))
-        if stored is None:
-            raise KeyError((run_id, site, key))
-        kind, actor, digest, data, _, _, imported = stored
-        self.nodes[(run_id, site, key)] = (kind, actor, digest, data, status, json.dumps([result, error, usage or {}]), imported)
+        """Set the outcome of a node written before (KeyError when there is none)."""
 
+    def list_nodes(self, run_id: str, *, settled_only: bool = False, with_input: bool = True) -> list[NodeRow]:
+        """The run's node rows in the order they were first written; `settled_only` leaves out
+        `running` rows, and without `with_input` their inputs are None."""
+
+    # -- events
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
-        events = self._events.setdefault(run_id, [])
-        events.append((len(events) + 1, event_type, json.dumps(payload)))
-        return len(events)
+        """Append an event to the run's log; returns its sequence number (1, 2, ... per run)."""
 
     def events(self, run_id: str, after: int = 0) -> list[dict]:
-        return [{"seq": seq, "type": kind, "payload": json.loads(payload)}
-                for seq, kind, payload in self._events.get(run_id, []) if seq > after]
+        """The run's events after sequence `after`: {seq, type, payload}."""
 
-    # Every write is immediately visible here, so there is nothing to group.
-    open_group = None
-
+    # -- group commit: a holder's node rows and events may wait for `commit()` (see SqliteJournal)
     def hold_commits(self, wake: Callable[[], None]) -> None:
-        pass
+        """Group writes from now on; `wake()` is called whenever a group opens."""
 
     def release_commits(self, wake: Callable[[], None]) -> None:
-        pass
+        """Stop grouping for `wake`'s holder; the last one to release commits."""
 
     def commit(self) -> None:
-        pass
+        """Commit the open group, if any."""
+
+    def close(self) -> None:
+        """Commit what is pending and release the store."""
+
+
+__all__ = ["JournalError", "JournalStore", "NodeRow", "RunRow", "input_hash"]

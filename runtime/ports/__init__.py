@@ -1,13 +1,31 @@
-"""The outside world: the port interfaces and their implementations.
+"""The outside world: the port interfaces and their implementations. The implementations import
+`values/` and `statedir`, and each other only as listed here.
 
-- `protocols.py`: the ports (`AgentPort`, `QuestionPort`, ...) and the values that cross them.
-- `scripted.py`: the scripted agent port (answers from a fixture file).
-- `anthropic.py`: the Anthropic agent port over the Messages API.
+- `protocols.py`: the ports the engine calls (`AgentPort`, `AskChannel`, `WorldPort`,
+  `ArtifactPort`, `QuestionPort`) and the values that cross them (`ActorSpec`, `AskRequest`,
+  `Verdict`, `Usage`, `AskError`).
+- `scripted.py`: the scripted agent port (answers from a fixture file) and agent specs.
+- `anthropic.py`: the Anthropic agent port over the Messages API (uses `actor_tools`,
+  `agent_definitions`).
 - `command.py`: the command agent port (an external CLI agent per turn).
-- `actor_tools.py`: the workspace tools an agent port offers a model.
+- `actor_tools.py`: the workspace tools an agent port offers a model (uses `world`, `process`).
 - `agent_definitions.py`: agent definitions (`agent(agent_type="name")` Markdown files).
 - `models.py`: `available_models`, what ListModels answers.
-- `world.py`: `LocalWorld`, the local WorldPort (file and git reads, approved commands).
-- `artifacts.py`: `ArtifactStore`, the ArtifactStore port over a state directory.
-- `questions.py`: the file-based QuestionPort.
+- `world.py`: `LocalWorld`, the local WorldPort (file and git reads, approved commands): paths,
+  confinement and caps.
+- `process.py`: `run_process`, how a port runs a child process, and the sanitized environment.
+- `grep_worker.py`: the worker process that matches `files.grep` patterns
+  (`python -I -m dwf.runtime.ports.grep_worker`).
+- `artifacts.py`: `ArtifactStore`, the ArtifactPort over a state directory (uses `world`).
+- `questions.py`: `FileQuestions`, the file-based QuestionPort, and `write_answer`.
+
+The package exports the interfaces and their values. The implementations are imported from their
+modules: importing them here would load `anyio`, `jsonschema` and the records into every
+process that starts through this package, the grep worker included.
 """
+
+from dwf.runtime.ports.protocols import (NUDGE_MESSAGE, ActorSpec, AgentPort, ArtifactPort, AskChannel, AskError,
+                                         AskRequest, QuestionPort, Usage, Verdict, WorldPort)
+
+__all__ = ["NUDGE_MESSAGE", "ActorSpec", "AgentPort", "ArtifactPort", "AskChannel", "AskError", "AskRequest",
+           "QuestionPort", "Usage", "Verdict", "WorldPort"]

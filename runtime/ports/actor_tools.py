@@ -10,7 +10,7 @@ Confinement reuses the WorldPort's rules (`runtime.ports.world`): paths are work
 absolute, never `..`, never under `.git/` or `.dwf/`; every path is resolved (symlinks
 followed) and must stay inside the resolved workspace root; a write never follows a final
 symlink. `run_command` runs an argv list (no shell) in the workspace with the sanitized
-environment of `world.sanitized_environment`, under a deadline and a per-stream output cap; its
+environment of `process.sanitized_environment`, under a deadline and a per-stream output cap; its
 process group is killed on every exit path, cancellation included.
 
 Every tool call is reported with `channel.progress("tool", tool=..., summary=...)`; calls that
@@ -31,8 +31,8 @@ import anyio
 
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.ports.protocols import AskChannel
-from dwf.runtime.ports.world import (READ_LIMIT, KIB, LocalWorld, WorkspacePathError, _execute, _inside, relative_parts,
-                    sanitized_environment)
+from dwf.runtime.ports.process import KIB, run_process, sanitized_environment
+from dwf.runtime.ports.world import READ_LIMIT, LocalWorld, WorkspacePathError, inside_workspace, relative_parts
 
 TOOL_SETS = ("read", "write", "exec")
 READ_TOOLS = ("read_file", "list_files", "grep")
@@ -100,6 +100,7 @@ class ToolOutcome:
 
 
 def cap_text(text: str, limit: int = OUTPUT_CAP) -> str:
+    """`text` cut to `limit` characters, saying how much was cut."""
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n[... output truncated: {len(text) - limit:,} more characters]"
@@ -217,12 +218,12 @@ class ActorTools:
         existing = parent
         while not existing.exists() and existing != self.root:
             existing = existing.parent
-        if not _inside(self.root, existing.resolve()):
+        if not inside_workspace(self.root, existing.resolve()):
             raise ToolError(f"`{path}` resolves outside the workspace")
         if create_parents:
             parent.mkdir(parents=True, exist_ok=True)
         resolved_parent = parent.resolve()
-        if not resolved_parent.is_dir() or not _inside(self.root, resolved_parent):
+        if not resolved_parent.is_dir() or not inside_workspace(self.root, resolved_parent):
             raise ToolError(f"`{path}` resolves outside the workspace")
         target = resolved_parent / parts[-1]
         try:
@@ -243,8 +244,8 @@ class ActorTools:
         _require(timeout_s is None or (isinstance(timeout_s, (int, float)) and not isinstance(timeout_s, bool)
                                        and timeout_s > 0), "`timeout_s` must be a positive number")
         timeout = min(float(timeout_s or self.run_timeout_s), RUN_TIMEOUT_MAX_S)
-        done = await _execute(list(argv), what=f"run_command {argv[0]}", cwd=self.root,
-                              env=sanitized_environment(self.env), timeout_s=timeout, output_limit=RUN_OUTPUT_LIMIT)
+        done = await run_process(list(argv), what=f"run_command {argv[0]}", cwd=self.root,
+                                 env=sanitized_environment(self.env), timeout_s=timeout, output_limit=RUN_OUTPUT_LIMIT)
         half = self.output_cap // 2
         stdout = cap_text(done.stdout.decode("utf-8", "replace"), half)
         stderr = cap_text(done.stderr.decode("utf-8", "replace"), half)

@@ -22,6 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dwf.compiler import ir
+
+from dwf.runtime.statedir import StateDir, dwf_home
+
 # Claude Code tool names -> actor tools (runtime.ports.actor_tools).
 TOOL_MAP = {"Read": "read_file", "Grep": "grep", "Glob": "list_files", "Write": "write_file",
             "Edit": "edit_file", "MultiEdit": "edit_file", "Bash": "run_command"}
@@ -51,17 +55,14 @@ class AgentDefinition:
         return frozenset(TOOL_MAP[t] for t in self.tools if t in TOOL_MAP)
 
 
-def dwf_home() -> Path:
-    return Path(os.environ.get("DWF_HOME") or "~/.dwf").expanduser()
-
-
 def search_paths(name: str, workspace: str | os.PathLike) -> list[Path]:
-    root = Path(workspace)
-    return [root / ".dwf" / "agents" / f"{name}.md", root / ".claude" / "agents" / f"{name}.md",
+    """Where the definition `name` may be, in lookup order (see the module docstring)."""
+    return [StateDir(workspace).agents / f"{name}.md", Path(workspace) / ".claude" / "agents" / f"{name}.md",
             dwf_home() / "agents" / f"{name}.md"]
 
 
 def find_definition(name: str, workspace: str | os.PathLike) -> Path | None:
+    """The file of the definition `name`, the first of `search_paths` that exists, or None."""
     if not isinstance(name, str) or not _NAME.match(name):
         return None
     for path in search_paths(name, workspace):
@@ -71,6 +72,7 @@ def find_definition(name: str, workspace: str | os.PathLike) -> Path | None:
 
 
 def load_definition(name: str, workspace: str | os.PathLike) -> AgentDefinition:
+    """The parsed definition `name`; `AgentDefinitionError` when it is missing or malformed."""
     path = find_definition(name, workspace)
     if path is None:
         raise AgentDefinitionError(
@@ -166,8 +168,6 @@ def _scalar(value: str) -> str:
 
 def agent_types(program: Any) -> list[str]:
     """The literal `agent_type` names of a compiled program's `agent(...)` calls, in order."""
-    from dwf.compiler import ir
-
     found: list[str] = []
 
     def walk(node: Any) -> None:

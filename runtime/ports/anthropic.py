@@ -212,7 +212,7 @@ class AnthropicAgentPort:
             key = api_key or os.environ.get("ANTHROPIC_API_KEY")
             if not key:
                 raise AnthropicPortError("the anthropic agent port needs an API key: set ANTHROPIC_API_KEY")
-            import anthropic
+            import anthropic  # deferred: start-up (importing the SDK takes seconds)
 
             client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
                                               max_retries=0, timeout=timeout_s)
@@ -334,7 +334,7 @@ class AnthropicAgentPort:
     # -- the API call, with retries
 
     async def _create(self, model: str, conversation: _Conversation, tools: list[dict], channel: AskChannel):
-        import anthropic
+        import anthropic  # deferred: start-up (importing the SDK takes seconds)
 
         attempt = 0
         while True:

@@ -14,9 +14,10 @@ stay plain file names), and `manifest.json`:
         "coverage": {"kind": "chart", "primary": false, "title": null, "description": null,
                      "spec": {...}}}}
 
-Ids appear in the order they were first used. Every write is atomic (a temporary file in the same
-directory, fsynced, then `os.replace`), and a version file is in place before the manifest that
-names it, so a crash leaves at most an unreferenced file, never a manifest entry without its file.
+Ids appear in the order they were first used. Every write is atomic (`statedir.write_atomic`: a
+temporary file in the same directory, fsynced, then `os.replace`), and a version file is in place
+before the manifest that names it, so a crash leaves at most an unreferenced file, never a
+manifest entry without its file.
 
 `publish_file` and `publish_markdown` are async (the port contract; up to 20 MiB is read and
 staged in a worker thread); `declare_dashboard` is synchronous, like the script call it serves.
@@ -38,7 +39,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import threading
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -49,6 +49,7 @@ from dwf.grammar.facade import DASHBOARD_KINDS
 from dwf.runtime.values.errors import ScriptError, artifact_error
 from dwf.runtime.values.records import Record, artifact_ref
 from dwf.runtime.ports.world import MIB, KIB, WorkspacePathError, read_bounded, workspace_file
+from dwf.runtime.statedir import PRIVATE_MODE, StateDir, stage, write_atomic
 
 FILE_LIMIT = 20 * MIB  # bytes per artifact.file version
 MARKDOWN_LIMIT = 256 * KIB  # UTF-8 bytes per artifact.markdown version
@@ -71,7 +72,7 @@ class ArtifactStore:
 
     def __init__(self, workspace: Path, *, state_dir: Path | None = None):
         self.workspace = Path(workspace).resolve()
-        self.directory = Path(state_dir if state_dir is not None else self.workspace / ".dwf") / "artifacts"
+        self.directory = StateDir(self.workspace, folder=state_dir).artifacts
         self._lock = threading.Lock()
 
     def run_dir(self, run_id: str) -> Path:
@@ -180,7 +181,7 @@ class ArtifactStore:
         op = f"artifact.{kind}"
         directory = self.run_dir(run_id)
         self._admit(op, self._load(run_id), id, kind, primary)  # fail before writing anything
-        staged: str | None = await anyio.to_thread.run_sync(_stage, directory, data)
+        staged: Path | None = await anyio.to_thread.run_sync(_stage, directory, data)
         try:
             with self._lock:  # the commit: no await inside, so it is atomic for the event loop
                 manifest = self._load(run_id)
@@ -237,7 +238,7 @@ class ArtifactStore:
 
     def _save(self, run_id: str, manifest: dict) -> None:
         text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-        _write_atomic(self.run_dir(run_id) / MANIFEST_NAME, text.encode("utf-8"))
+        write_atomic(self.run_dir(run_id) / MANIFEST_NAME, text, mode=PRIVATE_MODE)
 
 
 def _check_id_room(op: str, manifest: dict, id: str) -> None:
@@ -245,27 +246,10 @@ def _check_id_room(op: str, manifest: dict, id: str) -> None:
         raise artifact_error(f"{op}: the run already has {ID_LIMIT} artifact ids, the cap (new id `{id}`)")
 
 
-def _stage(directory: Path, data: bytes) -> str:
-    """Write `data` to a fsynced temporary file in `directory`; returns its path."""
-    directory.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=directory, prefix=".tmp-", delete=False) as handle:
-        try:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        except BaseException:
-            os.unlink(handle.name)
-            raise
-    return handle.name
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    staged = _stage(path.parent, data)
-    try:
-        os.replace(staged, path)
-    except BaseException:
-        os.unlink(staged)
-        raise
+def _stage(directory: Path, data: bytes) -> Path:
+    """A version's content, staged in the run's folder until its number is known (a seam the
+    tests use to act between the check and the commit)."""
+    return stage(directory, data, name="version", mode=PRIVATE_MODE)
 
 
 def _check_str(op: str, name: str, value: Any) -> None:

@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from dwf.runtime.values.errors import ScriptError
+from dwf.runtime.ports.anthropic import AnthropicAgentPort, AnthropicPortError
 from dwf.runtime.ports.protocols import NUDGE_MESSAGE, AskChannel, AskError, AskRequest, Usage
-from dwf.runtime.ports.world import MIB, _execute
+from dwf.runtime.ports.process import MIB, run_process
 
 DEFAULT_TIMEOUT_S = 3600.0
 OUTPUT_LIMIT = 16 * MIB
@@ -102,9 +103,9 @@ class CommandAgentPort:
         channel.progress("running agent command", command=self.argv[0])
         env = dict(os.environ if self.env is None else self.env)
         try:
-            done = await _execute(self.argv, what=f"agent command `{self.argv[0]}`", cwd=self.workspace, env=env,
-                                  timeout_s=self.timeout_s, output_limit=OUTPUT_LIMIT,
-                                  stdin_data=json.dumps(payload).encode("utf-8"))
+            done = await run_process(self.argv, what=f"agent command `{self.argv[0]}`", cwd=self.workspace, env=env,
+                                     timeout_s=self.timeout_s, output_limit=OUTPUT_LIMIT,
+                                     stdin_data=json.dumps(payload).encode("utf-8"))
         except ScriptError as error:
             raise AskError(error.message, code="CommandAgentError") from None
         channel.touched_world()  # an external agent may have changed the workspace
@@ -158,8 +159,6 @@ def load_agent_port(kind: str, argument: str | None, workspace: str | os.PathLik
             problems.append(str(error))
             return None
     if kind == "anthropic":
-        from dwf.runtime.ports.anthropic import AnthropicAgentPort, AnthropicPortError
-
         if model and argument and model != argument:
             problems.append(f"--model {model} contradicts --agent anthropic:{argument}; give the model once")
             return None

@@ -5,19 +5,22 @@ installed `anthropic` SDK release knows."""
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import os
 from pathlib import Path
+from typing import get_args
+
+from dwf.runtime.ports.agent_definitions import MODEL_ALIASES
+from dwf.runtime.ports.anthropic import DEFAULT_MODEL
+from dwf.runtime.ports.scripted import parse_agent_spec
 
 
 def available_models(agent: str | None, model: str | None) -> dict:
     """The models a run may use. The list is the `Model` literal of the installed `anthropic` SDK
     (the model ids that SDK release knows), plus the targets of the agent-definition aliases; the
     default is the one the configured port would use (`--model`, `anthropic:MODEL`,
-    `DWF_ANTHROPIC_MODEL`, else `anthropic_port.DEFAULT_MODEL`)."""
-    from dwf.runtime.ports.agent_definitions import MODEL_ALIASES
-    from dwf.runtime.ports.anthropic import DEFAULT_MODEL
-    from dwf.runtime.ports.scripted import parse_agent_spec
-
+    `DWF_ANTHROPIC_MODEL`, else `anthropic.DEFAULT_MODEL`)."""
     kind, argument = parse_agent_spec(agent) if agent else (None, None)
     ids = list(dict.fromkeys(_sdk_model_ids() + [target for target in MODEL_ALIASES.values() if target]))
     default = (model or (argument if kind == "anthropic" else None) or os.environ.get("DWF_ANTHROPIC_MODEL")
@@ -38,9 +41,6 @@ def available_models(agent: str | None, model: str | None) -> dict:
 def _sdk_model_ids() -> list[str]:
     """The ids of the `anthropic.types.Model` literal. Read from the SDK's source file when it is
     where this SDK release keeps it: importing `anthropic` costs seconds a listing should not."""
-    import ast
-    import importlib.util
-
     spec = importlib.util.find_spec("anthropic")  # locates the package without importing it
     try:
         source = Path(spec.submodule_search_locations[0], "types", "model.py").read_text(encoding="utf-8")
@@ -50,8 +50,6 @@ def _sdk_model_ids() -> list[str]:
         ids = []
     if ids:
         return ids
-    from typing import get_args
-
-    from anthropic.types import Model
+    from anthropic.types import Model  # deferred: start-up (the SDK costs seconds; only when its source moved)
 
     return [value for member in get_args(Model) for value in get_args(member)]

@@ -16,15 +16,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 import anyio
 
+from dwf.runtime.statedir import PRIVATE_MODE, StateDir, write_atomic
+
 POLL_INTERVAL_S = 0.2
-QUESTIONS_DIR = Path(".dwf") / "questions"
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 
 
@@ -33,10 +33,12 @@ class AnswerError(Exception):
 
 
 def questions_dir(workspace: str | os.PathLike) -> Path:
-    return Path(workspace) / QUESTIONS_DIR
+    """The folder of the workspace's questions and answers, `.dwf/questions/`."""
+    return StateDir(workspace).questions
 
 
 def valid_id(question_id: str) -> bool:
+    """Whether `question_id` can name a question file (it can never leave its folder)."""
     return isinstance(question_id, str) and bool(_ID.match(question_id))
 
 
@@ -82,7 +84,7 @@ class FileQuestions:
             if isinstance(earlier, dict) and (earlier.get("run_id"), earlier.get("question")) == (record["run_id"], record["question"]):
                 return
             answer_path.unlink()
-        _atomic_write(question_path, json.dumps(record, indent=2) + "\n", exclusive=False)
+        write_atomic(question_path, json.dumps(record, indent=2) + "\n", mode=PRIVATE_MODE)
 
 
 def write_answer(workspace: str | os.PathLike, question_id: str, text: str) -> dict:
@@ -105,37 +107,12 @@ def write_answer(workspace: str | os.PathLike, question_id: str, text: str) -> d
     if answer_path.exists():
         raise AnswerError(f"question {question_id} was already answered; an answer cannot be changed")
     try:
-        _atomic_write(answer_path, text, exclusive=True)
-    except FileExistsError:
-        raise AnswerError(f"question {question_id} was already answered; an answer cannot be changed") from None
+        written = write_atomic(answer_path, text, exclusive=True, mode=PRIVATE_MODE)
     except OSError as error:
         raise AnswerError(f"cannot write the answer {answer_path}: {error.strerror or error}") from None
+    if not written:
+        raise AnswerError(f"question {question_id} was already answered; an answer cannot be changed")
     return record if isinstance(record, dict) else {}
-
-
-def _atomic_write(target: Path, text: str, *, exclusive: bool) -> None:
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if exclusive:
-            try:
-                os.link(temp, target)  # atomic, and fails if the target exists
-            except FileExistsError:
-                raise
-            except OSError:  # no hard links on this filesystem: check-then-rename
-                if target.exists():
-                    raise FileExistsError(str(target)) from None
-                os.replace(temp, target)
-        else:
-            os.replace(temp, target)
-    finally:
-        try:
-            os.unlink(temp)
-        except FileNotFoundError:
-            pass
 
 
 def _read_if_present(path: Path) -> str | None:

@@ -14,26 +14,19 @@ Caps are never met by truncation: one item over a cap raises `WorldError`. Listi
 at the first item over the cap; command output is read in chunks and the process is killed at the
 first byte over the cap.
 
-Processes. Commands, `git` and the grep worker all go through `_execute`: no shell, stdin from
-/dev/null (or a pipe for the grep worker), a new session so the child leads its own process group,
-stdout and stderr drained concurrently under a byte cap, the whole call under a deadline. On
-every exit path — normal, timeout, output overflow, or cancellation of the calling task — the
-process group is sent SIGKILL and the child is reaped inside a shielded scope, so no descendant
-outlives the call.
+Processes. Commands, `git` and the grep worker all go through `process.run_process` (no shell,
+a process group killed on every exit path, a deadline and a byte cap per stream) with the
+sanitized environment of `process.sanitized_environment`. `git` also loses every `GIT_*`
+variable and runs with `LC_ALL=C`, optional locks off and fsmonitor off.
 
 Grep. Python's `re` backtracks, so a pattern such as `(a+)+$` can run for hours inside one C call
 that no thread deadline can interrupt. `files.grep` therefore runs the matching in a short-lived
-`python -I -S -c` worker (`_GREP_WORKER`): the parent walks and confines the file set, sends the
-pattern and the file list on stdin, and kills the worker's process group when `grep_timeout_s`
-passes ("pattern took too long"). The worker also caps its own CPU time (`RLIMIT_CPU`, one
-second past the deadline), so it cannot outlive a host that dies without killing it. It compiles
-the pattern, so an invalid pattern is reported from there, and it enforces the match caps itself
-so its output stays small.
-
-Environment. Children never inherit the host environment: they get an allow-list (`PATH`,
-`HOME`, locale, `TERM`, `TMPDIR`, `TZ`, `USER`, `LOGNAME`, `SHELL`) plus the port's `env`
-overrides, minus every name that looks like a credential (`looks_like_credential`). `git` also
-loses every `GIT_*` variable and runs with `LC_ALL=C`, optional locks off and fsmonitor off.
+worker process (`python -I -m dwf.runtime.ports.grep_worker`): the parent walks and confines the
+file set, sends the pattern and the file list on stdin, and kills the worker's process group when
+`grep_timeout_s` passes ("pattern took too long"). The worker also caps its own CPU time
+(`RLIMIT_CPU`, one second past the deadline), so it cannot outlive a host that dies without
+killing it. It compiles the pattern, so an invalid pattern is reported from there, and it
+enforces the match caps itself so its output stays small.
 """
 
 from __future__ import annotations
@@ -43,9 +36,7 @@ import math
 import os
 import re
 import shutil
-import signal
 import stat
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -56,9 +47,7 @@ import anyio
 from dwf.grammar.facade import BY_QUALIFIED
 from dwf.runtime.values.errors import FatalError, ScriptError, world_error
 from dwf.runtime.values.records import Record, git_commit, git_status, grep_match, run_result
-
-KIB = 1 << 10
-MIB = 1 << 20
+from dwf.runtime.ports.process import KIB, MIB, Completed, format_size, run_process, sanitized_environment
 
 GLOB_LIMIT = 2_000  # paths per files.glob
 READ_LIMIT = 1 * MIB  # bytes per files.read
@@ -76,11 +65,7 @@ RUN_TIMEOUT_DEFAULT_S = 300.0
 RUN_OUTPUT_LIMIT = 256 * KIB  # bytes per stream (stdout, stderr) of world.run
 
 INTERNAL_DIRS = frozenset({".git", ".dwf"})
-ENV_ALLOWED = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ", "USER",
-               "LOGNAME", "SHELL")
-CREDENTIAL_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH",
-                      "COOKIE", "SESSION")
-CREDENTIAL_PREFIXES = ("AWS_", "ANTHROPIC_", "OPENAI_", "GITHUB_", "GH_")
+GREP_WORKER = "dwf.runtime.ports.grep_worker"  # run as `python -I -m GREP_WORKER CPU_SECONDS`
 
 # Script-visible read ops -> method names.
 READ_OPS = {
@@ -121,7 +106,8 @@ def relative_parts(path: str, what: str = "path") -> tuple[str, ...]:
     return parts
 
 
-def _inside(root: Path, resolved: Path) -> bool:
+def inside_workspace(root: Path, resolved: Path) -> bool:
+    """Whether the resolved path `resolved` is `root` or below it, and not under `.git/` or `.dwf/`."""
     if resolved != root and root not in resolved.parents:
         return False
     return not any(p in INTERNAL_DIRS for p in resolved.relative_to(root).parts)
@@ -134,7 +120,7 @@ def workspace_file(root: Path, path: str) -> Path:
     if not parts:
         raise WorkspacePathError("path is empty")
     resolved = root.joinpath(*parts).resolve()
-    if not _inside(root, resolved):
+    if not inside_workspace(root, resolved):
         raise WorkspacePathError(f"`{path}` resolves outside the workspace")
     try:
         mode = resolved.stat().st_mode
@@ -161,15 +147,11 @@ def read_bounded(path: Path, limit: int, name: str) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise WorkspacePathError(f"`{name}` is not a regular file")
         if info.st_size > limit:
-            raise WorkspacePathError(f"`{name}` is {info.st_size} bytes, over the {_size(limit)} cap")
+            raise WorkspacePathError(f"`{name}` is {info.st_size} bytes, over the {format_size(limit)} cap")
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise WorkspacePathError(f"`{name}` is over the {_size(limit)} cap")
+        raise WorkspacePathError(f"`{name}` is over the {format_size(limit)} cap")
     return data
-
-
-def _size(n: int) -> str:
-    return f"{n // MIB} MiB" if n % MIB == 0 else f"{n // KIB} KiB"
 
 
 class GlobPattern:
@@ -250,148 +232,13 @@ def walk_files(root: Path, pattern: GlobPattern, limit: int | None = None) -> li
             if not pattern.matches(relpath):
                 continue
             resolved = Path(dirpath, name).resolve()
-            if not _inside(root, resolved) or not resolved.is_file():
+            if not inside_workspace(root, resolved) or not resolved.is_file():
                 continue
             found.append((relpath, resolved))
             if limit is not None and len(found) > limit:
                 return found
     found.sort()
     return found
-
-
-# ---------------------------------------------------------------------------------------------
-# Environment and processes
-
-
-def looks_like_credential(name: str) -> bool:
-    upper = name.upper()
-    return any(m in upper for m in CREDENTIAL_MARKERS) or upper.startswith(CREDENTIAL_PREFIXES)
-
-
-def sanitized_environment(overrides: Mapping[str, str] | None = None,
-                          base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The allow-listed part of `base` (default: this process's environment) plus `overrides`,
-    without credential-like names; `PATH` defaults to `os.defpath`."""
-    base = os.environ if base is None else base
-    env = {name: base[name] for name in ENV_ALLOWED if name in base}
-    env.update(overrides or {})
-    env.setdefault("PATH", os.defpath)
-    return {k: v for k, v in env.items() if not looks_like_credential(k)}
-
-
-class _Completed:
-    __slots__ = ("exit_code", "stdout", "stderr")
-
-    def __init__(self, exit_code: int, stdout: bytes, stderr: bytes):
-        self.exit_code, self.stdout, self.stderr = exit_code, stdout, stderr
-
-
-async def _execute(argv: list[str], *, what: str, cwd: Path, env: dict[str, str], timeout_s: float,
-                   output_limit: int, stdin_data: bytes | None = None, timeout_message: str | None = None,
-                   overflow_message: str | None = None) -> _Completed:
-    """Run `argv` to completion under a deadline and a per-stream byte cap (see the module
-    docstring). Raises `WorldError` on spawn failure, timeout (`timeout_message`) or output over
-    the cap (`overflow_message`)."""
-    try:
-        process = await anyio.open_process(
-            argv, stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
-    except (OSError, ValueError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise world_error(f"{what}: cannot start: {reason}") from None
-    buffers = {"stdout": bytearray(), "stderr": bytearray()}
-    overflow: list[str] = []
-    exit_code: int | None = None
-    try:
-        with anyio.move_on_after(timeout_s):
-            async with anyio.create_task_group() as group:
-                async def drain(stream, name: str) -> None:
-                    buffer = buffers[name]
-                    async for chunk in stream:
-                        buffer += chunk
-                        if len(buffer) > output_limit:
-                            overflow.append(name)
-                            group.cancel_scope.cancel()
-                            return
-
-                async def feed() -> None:
-                    try:
-                        await process.stdin.send(stdin_data)
-                        await process.stdin.aclose()
-                    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                        pass
-
-                group.start_soon(drain, process.stdout, "stdout")
-                group.start_soon(drain, process.stderr, "stderr")
-                if stdin_data is not None:
-                    group.start_soon(feed)
-            if not overflow:
-                exit_code = await process.wait()
-    finally:
-        with anyio.CancelScope(shield=True):
-            _kill_group(process.pid)
-            await process.aclose()
-    if overflow:
-        raise world_error(overflow_message or f"{what}: {overflow[0]} is over the {_size(output_limit)} cap")
-    if exit_code is None:
-        raise world_error(timeout_message or f"{what}: timed out after {timeout_s:g} s")
-    return _Completed(exit_code, bytes(buffers["stdout"]), bytes(buffers["stderr"]))
-
-
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-# The grep worker: argv[1] is its CPU-seconds limit; stdin carries {"pattern", "files":
-# [[relpath, abspath], ...], caps}; stdout answers {"matches": [[path, line, text], ...]} or
-# {"error": kind, "message": ...}.
-_GREP_WORKER = r"""
-import json, os, re, resource, stat, sys
-cpu = int(sys.argv[1])  # bounds the worker by itself, even if its parent dies without killing it
-resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-job = json.loads(sys.stdin.buffer.read())
-def done(answer):
-    sys.stdout.write(json.dumps(answer)); sys.exit(0)
-try:
-    regex = re.compile(job["pattern"])
-except (re.error, OverflowError, RecursionError) as exc:
-    done({"error": "pattern", "message": str(exc)})
-matches, size = [], 0
-for relpath, abspath in job["files"]:
-    try:
-        fd = os.open(abspath, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        continue
-    found, added, over = [], 0, None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or b"\0" in handle.read(job["sniff"]):
-            continue
-        handle.seek(0)
-        try:
-            for number, raw in enumerate(handle, 1):
-                line = raw.decode("utf-8")
-                if over:
-                    continue  # past a cap: only finish checking that the file is text
-                line = line[:-1] if line.endswith("\n") else line
-                line = line[:-1] if line.endswith("\r") else line
-                if regex.search(line):
-                    found.append([relpath, number, line])
-                    added += len(relpath.encode()) + len(line.encode())
-                    if len(matches) + len(found) > job["max_matches"]:
-                        over = "matches"
-                    elif size + added > job["max_bytes"]:
-                        over = "bytes"
-        except UnicodeDecodeError:
-            continue  # not UTF-8 text: skipped like any binary file
-    if over:
-        done({"error": over})
-    matches += found
-    size += added
-done({"matches": matches})
-"""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -461,8 +308,8 @@ class LocalWorld:
         files = await anyio.to_thread.run_sync(walk_files, self.root, compiled)
         job = {"pattern": pattern, "files": [[rel, str(abspath)] for rel, abspath in files],
                "sniff": GREP_SNIFF_BYTES, "max_matches": GREP_MATCH_LIMIT, "max_bytes": GREP_BYTES_LIMIT}
-        done = await _execute(
-            [sys.executable, "-I", "-S", "-c", _GREP_WORKER, str(math.ceil(self.grep_timeout_s) + 1)],
+        done = await run_process(
+            [sys.executable, "-I", "-m", GREP_WORKER, str(math.ceil(self.grep_timeout_s) + 1)],
             what="files.grep", cwd=self.root,
             env={"PATH": os.defpath}, timeout_s=self.grep_timeout_s,
             output_limit=GREP_WORKER_OUTPUT_LIMIT, stdin_data=json.dumps(job).encode(),
@@ -479,7 +326,7 @@ class LocalWorld:
         if error == "matches":
             raise world_error(f"files.grep(`{pattern}`) has more than {GREP_MATCH_LIMIT} matches")
         if error == "bytes":
-            raise world_error(f"files.grep(`{pattern}`) matches more than {_size(GREP_BYTES_LIMIT)} of text")
+            raise world_error(f"files.grep(`{pattern}`) matches more than {format_size(GREP_BYTES_LIMIT)} of text")
         return [grep_match(path, line, text) for path, line, text in answer["matches"]]
 
     def _pattern(self, pattern: Any, op: str, name: str, optional: bool = False) -> GlobPattern:
@@ -522,7 +369,7 @@ class LocalWorld:
             except WorkspacePathError as exc:
                 raise world_error(f"git.diff: {exc}") from None
             if parts:
-                if not _inside(self.root, self.root.joinpath(*parts).resolve()):
+                if not inside_workspace(self.root, self.root.joinpath(*parts).resolve()):
                     raise world_error(f"git.diff: `{path}` resolves outside the workspace")
                 pathspec = ":(literal)" + "/".join(parts)
         return await self._git("git.diff", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
@@ -602,7 +449,7 @@ class LocalWorld:
             raise world_error(f"{what}: git {argv[0]} failed: {message.splitlines()[0] if message else done.exit_code}")
         return done.stdout.decode("utf-8", "replace")
 
-    async def _git_raw(self, what: str, *argv: str, limit: int = GIT_OUTPUT_LIMIT) -> _Completed:
+    async def _git_raw(self, what: str, *argv: str, limit: int = GIT_OUTPUT_LIMIT) -> Completed:
         env = {k: v for k, v in sanitized_environment(self.env).items() if not k.startswith("GIT_")}
         env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
         git = shutil.which("git", path=env["PATH"])
@@ -610,8 +457,8 @@ class LocalWorld:
             raise world_error(f"{what}: git is not installed")
         command = [git, "--no-pager", "-c", "core.fsmonitor=false", "-c", "core.quotepath=false",
                    "-c", "color.ui=false", *argv]
-        return await _execute(command, what=what, cwd=self.root, env=env, timeout_s=GIT_TIMEOUT_S,
-                              output_limit=limit, overflow_message=f"{what}: output is larger than {_size(limit)}")
+        return await run_process(command, what=what, cwd=self.root, env=env, timeout_s=GIT_TIMEOUT_S,
+                                 output_limit=limit, overflow_message=f"{what}: output is larger than {format_size(limit)}")
 
     # -- commands -------------------------------------------------------------------------------
 
@@ -630,8 +477,8 @@ class LocalWorld:
             raise ScriptError("ValueError", f"world.run() argument `timeout_s` must be positive, not {timeout_s}")
         env = sanitized_environment(self.env)
         program = self._resolve_program(cmd, env["PATH"])
-        done = await _execute([program, *args], what=f"command `{cmd}`", cwd=self.root, env=env,
-                              timeout_s=float(timeout_s), output_limit=RUN_OUTPUT_LIMIT)
+        done = await run_process([program, *args], what=f"command `{cmd}`", cwd=self.root, env=env,
+                                 timeout_s=float(timeout_s), output_limit=RUN_OUTPUT_LIMIT)
         return run_result(done.exit_code, done.stdout.decode("utf-8", "replace"),
                           done.stderr.decode("utf-8", "replace"))
 

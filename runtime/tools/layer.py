@@ -45,6 +45,7 @@ from dwf.runtime.journal import control as run_service
 from dwf.runtime.host.drafts import DraftError, write_draft
 from dwf.runtime.journal.store import JournalError
 from dwf.runtime.host.saved import CalledWorkflows, pinned_commands, resolve_called
+from dwf.runtime.statedir import StateDir
 from dwf.runtime.values.plain_json import dumps
 from dwf.runtime.tools.definitions import (DEFINITIONS, TOOL_NAMES, ApprovalPending, ApprovalRequest, ApprovalUnavailable,
                                Approver, ToolDefinition, definition, input_problems)
@@ -123,7 +124,7 @@ class ToolLayer:
             await port.close()  # only checked here; every run gets a fresh one
         try:
             self.journal = SqliteJournal.for_workspace(root)
-            self.control = run_service.control_dir(root)
+            self.control = StateDir(root).runs
             run_service.reconcile(self.journal, self.control)
         except JournalError as error:
             if self.journal is not None:

@@ -6,7 +6,6 @@ snippet's own line numbers."""
 
 from __future__ import annotations
 
-import json
 import textwrap
 from typing import Any, Callable
 
@@ -16,6 +15,7 @@ from dwf.compiler.compile import CompileResult, compile_source
 from dwf.runtime.engine.engine import Engine, RunResult, StartError, StartRequest
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.ports.protocols import AskRequest
+from fakes import FakeAgentPort, echo
 
 META = '\nmeta = {"name": "runtime-test", "description": "A runtime test snippet."}\n'
 
@@ -25,39 +25,16 @@ def script_of(snippet: str) -> str:
     return text if "meta = {" in text else text + META
 
 
-class EchoPort:
-    """Answers every ask with its instructions; a typed ask submits `respond(request)` (default:
-    the instructions). `delays` maps an instruction prefix to seconds slept before answering;
-    `log` records (event, instructions) in order."""
+class EchoPort(FakeAgentPort):
+    """The `FakeAgentPort` that echoes: every ask is answered with its instructions; a typed ask
+    submits `respond(request)` (default: the instructions) once. `delays` maps an instruction
+    prefix to seconds slept before answering; `fail(request)` fails an ask with `refused:
+    <instructions>`; `log` records (event, instructions) in order."""
 
     def __init__(self, respond: Callable[[AskRequest], Any] | None = None, delays: dict[str, float] | None = None,
                  fail: Callable[[AskRequest], bool] | None = None):
-        self.respond = respond
-        self.delays = delays or {}
-        self.fail = fail
-        self.log: list[tuple[str, str]] = []
-        self.turns = 0
-
-    async def run_turn(self, request: AskRequest, message: str, channel) -> str:
-        from dwf.runtime.ports.protocols import AskError
-
-        self.turns += 1
-        self.log.append(("start", request.instructions))
-        for prefix, seconds in self.delays.items():
-            if request.instructions.startswith(prefix):
-                await anyio.sleep(seconds)
-                break
-        if self.fail is not None and self.fail(request):
-            self.log.append(("fail", request.instructions))
-            raise AskError(f"refused: {request.instructions}")
-        value = self.respond(request) if self.respond else request.instructions
-        if request.schema is not None:
-            await channel.submit(value)
-        self.log.append(("end", request.instructions))
-        return value if isinstance(value, str) else json.dumps(value)
-
-    async def close(self) -> None:
-        pass
+        super().__init__(text=respond or echo, value=respond or echo, delay=delays, fail=fail,
+                         failure=lambda request: f"refused: {request.instructions}")
 
 
 class FakeWorld:

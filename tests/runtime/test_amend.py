@@ -21,30 +21,21 @@ from dwf.runtime.engine.engine import Engine, StartError, StartRequest
 from dwf.runtime.ports.protocols import Usage
 from dwf.runtime.journal.sqlite import SqliteJournal
 from dwf.runtime.ports.world import LocalWorld
+from fakes import FakeAgentPort
 
 ROOT = Path(__file__).resolve().parents[2]
 META = 'meta = {"name": "amend-me", "description": "Asks to be amended."}\n'
 
 
-class FakePort:
-    """Answers `<actor>:<instructions>`, 10 output tokens per ask; logs every dispatched ask.
-    Instructions containing `touch` report that they touched the world; `slow` sleeps long."""
-
-    def __init__(self):
-        self.calls: list[tuple[str, str]] = []
-
-    async def run_turn(self, request, message, channel):
-        name = request.actor.name or ""
-        self.calls.append((name, request.instructions))
-        if "slow" in request.instructions:
-            await anyio.sleep(30)
-        if "touch" in request.instructions:
-            channel.touched_world()
-        channel.usage(Usage(input_tokens=3, output_tokens=10))
-        return f"{name}:{request.instructions}"
-
-    async def close(self):
-        pass
+def fake_port() -> FakeAgentPort:
+    """Answers `<actor>:<instructions>`, 10 output tokens per ask; `calls` logs (actor,
+    instructions) of every dispatched ask. Instructions containing `touch` report that they
+    touched the world; `slow` sleeps long."""
+    return FakeAgentPort(record=lambda request: (request.actor.name or "", request.instructions),
+                         delay=lambda request: 30 if "slow" in request.instructions else None,
+                         touches=lambda request: "touch" in request.instructions,
+                         usage=Usage(input_tokens=3, output_tokens=10),
+                         text=lambda request: f"{request.actor.name or ''}:{request.instructions}")
 
 
 @pytest.fixture
@@ -60,7 +51,7 @@ def world(tmp_path):
 
 
 def first_run(journal, script, tmp_path):
-    port, events = FakePort(), []
+    port, events = fake_port(), []
 
     async def main():
         async with Engine() as engine:
@@ -74,7 +65,7 @@ def first_run(journal, script, tmp_path):
 
 
 def amended(journal, run_id, script, tmp_path):
-    port, events = FakePort(), []
+    port, events = fake_port(), []
 
     async def main():
         async with Engine() as engine:
@@ -239,7 +230,7 @@ def test_imported_asks_cost_zero_tokens(journal, tmp_path):
 def test_amending_a_live_run_stops_it_as_superseded(journal, tmp_path):
     script = META + 'x = await agent("alpha").ask("one")\ny = await agent("beta").ask("slow two")\nreturn [x, y]\n'
     edited = script.replace("slow two", "two")
-    port = FakePort()
+    port = fake_port()
 
     async def main():
         async with Engine() as engine:
@@ -263,7 +254,7 @@ def test_amend_refuses_unknown_runs_and_broken_scripts(journal, tmp_path):
 
     async def main(run_id, script):
         async with Engine() as engine:
-            await amend(engine, run_id, script, journal=journal, agent_port=FakePort())
+            await amend(engine, run_id, script, journal=journal, agent_port=fake_port())
 
     with pytest.raises(StartError, match="no run"):
         anyio.run(main, "dwfrun-nope", three())
@@ -276,7 +267,7 @@ def test_amend_refuses_unknown_runs_and_broken_scripts(journal, tmp_path):
 def test_a_live_run_stopped_for_an_amend_the_engine_refuses_stays_resumable(journal, tmp_path):
     script = META + 'x = await agent("alpha").ask("one")\ny = await agent("beta").ask("slow two")\nreturn [x, y]\n'
     edited = script.replace('return [x, y]', 'done = await world.run("true")\nreturn [x, y]')
-    port = FakePort()
+    port = fake_port()
 
     async def main():
         async with Engine() as engine:

@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 from dwf.runtime.engine.engine import Engine, StartError, StartRequest
-from dwf.runtime.ports.protocols import AskError, Usage
+from fakes import FakeAgentPort
 
 
 @pytest.fixture
@@ -16,36 +16,12 @@ def anyio_backend():
     return "asyncio"
 
 
-class FakePort:
-    """Answers every ask after `delay(request)` seconds; typed asks submit `typed_value`."""
-
-    def __init__(self, delay=lambda request: 0.0, typed_value=None, fail=lambda request: False, tokens=10):
-        self.delay, self.typed_value, self.fail, self.tokens = delay, typed_value, fail, tokens
-        self.dispatched: list = []
-        self.in_flight = 0
-        self.max_in_flight = 0
-        self.closed = 0
-
-    async def run_turn(self, request, message, channel):
-        self.dispatched.append((request.site, request.key, request.instructions, request.actor.name))
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        try:
-            await anyio.sleep(self.delay(request))
-        finally:
-            self.in_flight -= 1
-        channel.usage(Usage(output_tokens=self.tokens))
-        if self.fail(request):
-            raise AskError("the fake agent failed on purpose")
-        if request.schema is not None:
-            while True:  # like a real agent: resubmit after each rejection until told to stop
-                verdict = await channel.submit(self.typed_value)
-                if verdict.accepted or verdict.final:
-                    return "submitted"
-        return f"done: {request.instructions}"
-
-    async def close(self):
-        self.closed += 1
+def fake_port(delay=lambda request: 0.0, typed_value=None, fail=lambda request: False, tokens=10) -> FakeAgentPort:
+    """Answers every ask after `delay(request)` seconds; typed asks submit `typed_value` and, like a
+    real agent, resubmit after each rejection until told to stop. `calls` holds (site, key,
+    instructions, actor) of each dispatch."""
+    return FakeAgentPort(delay=delay, value=typed_value, fail=fail, usage=tokens, resubmit=True,
+                         record=lambda request: (request.site, request.key, request.instructions, request.actor.name))
 
 
 def script(body: str, phases: bool = True) -> str:
@@ -54,7 +30,7 @@ def script(body: str, phases: bool = True) -> str:
 
 
 async def run_script(body, port=None, phases=True, **options):
-    port = port or FakePort()
+    port = port or fake_port()
     events = []
     async with Engine() as engine:
         run = engine.start(StartRequest(script=script(body, phases), agent_port=port, listeners=[events.append], **options))
@@ -85,10 +61,10 @@ async def test_occurrence_keys_do_not_depend_on_completion_order():
     for seed in range(8):
         rng = random.Random(seed)
         delays = {}
-        port = FakePort(delay=lambda request: delays.setdefault(request.key, rng.random() * 0.02))
+        port = fake_port(delay=lambda request: delays.setdefault(request.key, rng.random() * 0.02))
         result, port, _ = await run_script(FANOUT_AND_PIPELINE, port)
         assert result.status == "completed", result.error
-        observed.append(sorted((site, key, text) for site, key, text, _ in port.dispatched))
+        observed.append(sorted((site, key, text) for site, key, text, _ in port.calls))
         values.append(result.value)
     assert all(o == observed[0] for o in observed)
     assert all(v == values[0] for v in values)
@@ -105,10 +81,10 @@ a = agent("a")
 xs = await parallel([a.ask(f"a{i}") for i in range(4)] + [agent(f"b{i}").ask(f"b{i}") for i in range(6)])
 return xs
 '''
-    port = FakePort(delay=lambda r: 0.01)
+    port = fake_port(delay=lambda r: 0.01)
     result, port, _ = await run_script(body, port, max_concurrency=3)
     assert result.status == "completed"
-    a_order = [text for _, _, text, actor in port.dispatched if actor == "a"]
+    a_order = [text for _, _, text, actor in port.calls if actor == "a"]
     assert a_order == ["a0", "a1", "a2", "a3"]
     assert port.max_in_flight == 3
     assert result.value == [f"done: a{i}" for i in range(4)] + [f"done: b{i}" for i in range(6)]
@@ -117,7 +93,7 @@ return xs
 @pytest.mark.anyio
 async def test_max_concurrency_can_be_raised_on_a_live_run():
     body = 'return await parallel(agent(f"w{i}").ask("go") for i in range(8))\n'
-    port = FakePort(delay=lambda r: 0.05)
+    port = fake_port(delay=lambda r: 0.05)
     events = []
     async with Engine() as engine:
         run = engine.start(StartRequest(script=script(body), agent_port=port, max_concurrency=1, listeners=[events.append]))
@@ -141,7 +117,7 @@ except AskFailed as error:
     strict = "AskFailed"
 return {"xs": xs, "strict": strict}
 '''
-    port = FakePort(fail=lambda r: r.instructions == "item 1")
+    port = fake_port(fail=lambda r: r.instructions == "item 1")
     result, _, _ = await run_script(body, port)
     assert result.value == {"xs": ["done: item 0", None, "done: item 2"], "strict": "AskFailed"}
 
@@ -158,7 +134,7 @@ except BudgetExceeded:
     pass
 return {"done": done, "spent": budget.spent(), "left": budget.remaining(), "total": budget.total}
 '''
-    result, _, _ = await run_script(body, FakePort(tokens=10), budget=35)
+    result, _, _ = await run_script(body, fake_port(tokens=10), budget=35)
     assert result.value == {"done": 4, "spent": 40, "left": 0, "total": 35}
 
 
@@ -174,17 +150,17 @@ except AskFailed as error:
     x = str(error)
 return x
 '''
-    result, _, _ = await run_script(body.replace("from typing", "from typing", 1), FakePort(typed_value={"name": 3}))
+    result, _, _ = await run_script(body.replace("from typing", "from typing", 1), fake_port(typed_value={"name": 3}))
     assert result.status == "completed"
     assert "did not match its schema" in result.value and "$.name" in result.value
-    ok, _, _ = await run_script(body, FakePort(typed_value={"name": "x"}))
+    ok, _, _ = await run_script(body, fake_port(typed_value={"name": "x"}))
     assert ok.value == {"name": "x"}
 
 
 @pytest.mark.anyio
 async def test_cancel_stops_the_run_and_pairs_every_started_node():
     body = 'return await parallel(agent(f"w{i}").ask("slow") for i in range(5))\n'
-    port = FakePort(delay=lambda r: 30)
+    port = fake_port(delay=lambda r: 30)
     events = []
     async with Engine() as engine:
         run = engine.start(StartRequest(script=script(body), agent_port=port, listeners=[events.append]))
@@ -202,15 +178,10 @@ async def test_cancel_stops_the_run_and_pairs_every_started_node():
 
 @pytest.mark.anyio
 async def test_run_that_ignores_cancel_is_force_settled_within_grace_period():
-    class Stubborn(FakePort):
-        async def run_turn(self, request, message, channel):
-            with anyio.CancelScope(shield=True):
-                await anyio.sleep(3)
-            return "late"
-
+    stubborn = FakeAgentPort(delay=3, shield=True, text="late")
     body = 'return await agent("a").ask("hang")\n'
     async with Engine() as engine:
-        run = engine.start(StartRequest(script=script(body), agent_port=Stubborn(), grace_period_s=0.3))
+        run = engine.start(StartRequest(script=script(body), agent_port=stubborn, grace_period_s=0.3))
         await anyio.sleep(0.05)
         started = anyio.current_time()
         run.cancel("user")
@@ -223,7 +194,7 @@ async def test_run_that_ignores_cancel_is_force_settled_within_grace_period():
 
 @pytest.mark.anyio
 async def test_start_refuses_bad_requests_before_any_effect():
-    port = FakePort()
+    port = fake_port()
     async with Engine() as engine:
         with pytest.raises(StartError) as refused:
             engine.start(StartRequest(script="meta = {}\nx = (\n", agent_port=port))
@@ -240,7 +211,7 @@ async def test_start_refuses_bad_requests_before_any_effect():
         with pytest.raises(StartError) as refused:  # refused before the ask, not after it
             engine.start(StartRequest(script=inline, agent_port=port))
         assert refused.value.problems[0].startswith("the script calls the saved workflow `w`, whose script was not given")
-    assert port.dispatched == []
+    assert port.calls == []
 
 
 @pytest.mark.anyio
@@ -264,7 +235,7 @@ async def test_listener_isolation_and_event_sequence():
 
     async with Engine() as engine:
         run = engine.start(StartRequest(script=script('log("hi")\nreturn await agent("a").ask("x")\n'),
-                                        agent_port=FakePort(), listeners=[broken, mutating, seen.append]))
+                                        agent_port=fake_port(), listeners=[broken, mutating, seen.append]))
         result = await run.result
     assert result.status == "completed"
     real = [e for e in seen if e["type"] != "tampered"]
@@ -281,4 +252,4 @@ async def test_fanout_cap_is_fatal_not_truncation():
     result, port, _ = await run_script('return await parallel(agent().ask("x") for i in range(6))\n',
                                        limits=Limits(fanout=5))
     assert result.status == "errored" and "fan-out limit" in result.error
-    assert port.dispatched == []
+    assert port.calls == []

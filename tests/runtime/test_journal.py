@@ -19,8 +19,9 @@ import anyio
 import pytest
 
 from dwf.runtime.engine.engine import Engine, StartRequest
-from dwf.runtime.journal.store import JournalError, MemoryJournal, NodeRow, RunRow
-from dwf.runtime.ports.protocols import Usage
+from dwf.runtime.journal.memory import MemoryJournal
+from dwf.runtime.journal.store import JournalError, JournalStore, NodeRow, RunRow
+from fakes import FakeAgentPort
 from dwf.runtime.journal.sqlite import BLOB_THRESHOLD, SCHEMA_VERSION, SqliteJournal
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -51,6 +52,13 @@ def journal(request, tmp_path):
 
 
 # ---------------------------------------------------------------------------- contract
+
+
+def test_both_stores_implement_every_member_of_the_interface(journal):
+    members = [name for name in vars(JournalStore) if not name.startswith("_")]
+    members += list(JournalStore.__annotations__)
+    assert {"list_nodes", "list_runs", "find_runs", "list_actors", "set_actor_session", "run_times"} <= set(members)
+    assert [name for name in members if not hasattr(journal, name)] == []
 
 
 def test_runs_round_trip_and_update(journal):
@@ -574,26 +582,9 @@ def test_a_closed_journal_refuses_use(tmp_path):
 # ---------------------------------------------------------------------------- through the engine
 
 
-class FakePort:
-    """Answers every ask at once; typed asks submit `typed_value`."""
-
-    def __init__(self, typed_value=None):
-        self.typed_value = typed_value
-        self.turns = 0
-
-    async def run_turn(self, request, message, channel):
-        self.turns += 1
-        await anyio.sleep(0)
-        channel.usage(Usage(output_tokens=10))
-        if request.schema is not None:
-            while True:
-                verdict = await channel.submit(self.typed_value)
-                if verdict.accepted or verdict.final:
-                    return "submitted"
-        return f"done: {request.instructions}"
-
-    async def close(self):
-        pass
+def fake_port() -> FakeAgentPort:
+    """Answers every ask at once (after one checkpoint), 10 output tokens each."""
+    return FakeAgentPort(delay=0, usage=10, resubmit=True)
 
 
 WORKFLOW = '''meta = {"name": "journal-test", "description": "Journal through the engine."}
@@ -614,13 +605,15 @@ def anyio_backend():
 class DurabilityProbe:
     """At each dispatch, reads the journal file through its own connection (as a crash would
     leave it) and records whether this ask's `running` row, and the outcome of every ask whose
-    result its instructions were built from, were already committed."""
+    result its instructions were built from, were already committed. `port` answers `done
+    <key>` after 0-2 ms."""
 
     def __init__(self, path: Path):
-        self.path, self.problems, self.turns, self.checked = path, [], 0, 0
+        self.path, self.problems, self.checked = path, [], 0
+        self.port = FakeAgentPort(record=self.check, delay=lambda request: 0.001 * (self.port.turns % 3),
+                                  text=lambda request: f"done {request.key}")
 
-    async def run_turn(self, request, message, channel):
-        self.turns += 1
+    def check(self, request) -> None:
         rows = dict(_committed(self.path, "SELECT occurrence_key, status FROM dwf_node WHERE run_id = ?", request.run_id))
         if rows.get(request.key) != "running":
             self.problems.append(f"{request.key} dispatched while its row was {rows.get(request.key)}")
@@ -629,11 +622,6 @@ class DurabilityProbe:
         lost = [key for key in used if rows.get(key) != "completed"]
         if lost:
             self.problems.append(f"{request.key} dispatched before the results it was built from were durable: {lost}")
-        await anyio.sleep(0.001 * (self.turns % 3))
-        return f"done {request.key}"
-
-    async def close(self):
-        pass
 
 
 @pytest.mark.anyio
@@ -648,9 +636,9 @@ async def test_every_dispatch_sees_its_running_row_and_the_results_it_uses_commi
     with SqliteJournal(path) as journal:
         probe = DurabilityProbe(path)
         async with Engine() as engine:
-            run = engine.start(StartRequest(script=script, agent_port=probe, journal=journal, max_concurrency=3))
+            run = engine.start(StartRequest(script=script, agent_port=probe.port, journal=journal, max_concurrency=3))
             result = await run.result
-        assert (result.status, result.value, probe.turns) == ("completed", 12, 25)
+        assert (result.status, result.value, probe.port.turns) == ("completed", 12, 25)
         assert probe.problems == [] and probe.checked == 12 + 12
         # the run's last rows (run-settled included) were committed when it settled
         stored = _committed(path, "SELECT type FROM dwf_event WHERE run_id = ? ORDER BY sequence", run.id)
@@ -690,7 +678,7 @@ async def test_a_dispatch_in_the_same_step_as_its_row_waits_for_the_commit(tmp_p
     with SqliteJournal(path) as journal:
         world = ProbeWorld(path, run_ids)
         async with Engine() as engine:
-            run = engine.start(StartRequest(script=script, agent_port=FakePort(), journal=journal, world=world))
+            run = engine.start(StartRequest(script=script, agent_port=fake_port(), journal=journal, world=world))
             run_ids.append(run.id)
             result = await run.result
     assert (result.status, world.reads) == ("completed", 3), result.error
@@ -717,7 +705,7 @@ class FailingCommitJournal(SqliteJournal):
 async def test_a_failing_group_commit_ends_the_run_with_the_journal_error(tmp_path):
     journal = FailingCommitJournal(tmp_path / "state.db", fail_at=3)
     async with Engine() as engine:
-        run = engine.start(StartRequest(script=WORKFLOW, agent_port=FakePort(), journal=journal))
+        run = engine.start(StartRequest(script=WORKFLOW, agent_port=fake_port(), journal=journal))
         result = await run.result
     assert result.status == "errored"
     assert "the disk is full" in result.error and str(tmp_path / "state.db") in result.error
@@ -731,7 +719,7 @@ async def test_a_workflow_is_journaled_in_the_sqlite_file(tmp_path):
     journal = SqliteJournal(path)
     events = []
     async with Engine() as engine:
-        run = engine.start(StartRequest(script=WORKFLOW, agent_port=FakePort(), journal=journal, listeners=[events.append]))
+        run = engine.start(StartRequest(script=WORKFLOW, agent_port=fake_port(), journal=journal, listeners=[events.append]))
         result = await run.result
     journal.close()
     assert result.status == "completed", result.error

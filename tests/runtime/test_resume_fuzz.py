@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from dwf.runtime.engine.engine import Engine, StartRequest
-from dwf.runtime.ports.protocols import NUDGE_MESSAGE, Usage
 from dwf.runtime.journal.sqlite import SqliteJournal
+from fakes import FakeAgentPort
 
 META = 'meta = {"name": "fuzz", "description": "Random blocks."}\nphase("Work")\n'
 
@@ -76,25 +76,16 @@ def workflows(draw) -> str:
     return source + f"return [{', '.join(f'r{b}' for b in range(len(kinds)))}]\n"
 
 
-class FakePort:
+def fake_port(delays: list[float]) -> FakeAgentPort:
     """Answers every untyped ask with a result derived from its instructions, after a delay
-    picked from the example's delays by a hash of the instructions."""
+    picked from the example's delays by a hash of the instructions; `calls` logs (site, key)."""
 
-    def __init__(self, delays: list[float]):
-        self.delays = delays
-        self.calls: list[tuple[str, str]] = []
+    def digest(request) -> int:
+        return zlib.crc32(request.instructions.encode())
 
-    async def close(self) -> None:
-        return None
-
-    async def run_turn(self, request, message, channel) -> str:
-        if message == NUDGE_MESSAGE:
-            return "There is nothing more to submit."
-        self.calls.append((request.site, request.key))
-        digest = zlib.crc32(request.instructions.encode())
-        await anyio.sleep(self.delays[digest % len(self.delays)])
-        channel.usage(Usage(output_tokens=1))
-        return f"{digest % 10}|{request.instructions[:24]}"
+    return FakeAgentPort(record=lambda request: (request.site, request.key),
+                         delay=lambda request: delays[digest(request) % len(delays)], usage=1,
+                         text=lambda request: f"{digest(request) % 10}|{request.instructions[:24]}")
 
 
 def run(journal, port, *, script="", stop_after=None, max_concurrency=4, run_id=None, resume=False):
@@ -135,7 +126,7 @@ def run(journal, port, *, script="", stop_after=None, max_concurrency=4, run_id=
 def test_an_interrupted_and_resumed_run_equals_an_uninterrupted_one(script, delays, max_concurrency, data):
     with tempfile.TemporaryDirectory() as folder:
         with SqliteJournal(Path(folder) / "ref" / "state.db") as journal:
-            reference_port = FakePort(delays)
+            reference_port = fake_port(delays)
             reference = run(journal, reference_port, script=script, max_concurrency=max_concurrency)
         assert reference.status == "completed", (reference.error, script)
         expected = reference_port.calls
@@ -143,7 +134,7 @@ def test_an_interrupted_and_resumed_run_equals_an_uninterrupted_one(script, dela
         k = data.draw(st.integers(0, max(0, len(expected) - 1)), label="stop after k settled asks")
 
         with SqliteJournal(Path(folder) / "fuzz" / "state.db") as journal:
-            first = FakePort(delays)
+            first = fake_port(delays)
             stopped = run(journal, first, script=script, stop_after=k, max_concurrency=max_concurrency)
             nodes = [n for n in journal.list_nodes(stopped.run_id) if n.kind == "ask"]
             done = {(n.site, n.key) for n in nodes if n.status in ("completed", "failed")}
@@ -157,7 +148,7 @@ def test_an_interrupted_and_resumed_run_equals_an_uninterrupted_one(script, dela
 
             event("interrupted")
             event(f"asks in flight at the interruption: {len(set(first.calls) - done)}")
-            second = FakePort(delays)
+            second = fake_port(delays)
             resumed = run(journal, second, run_id=stopped.run_id, resume=True, max_concurrency=max_concurrency)
         assert resumed.status == "completed", (resumed.error, script)
         assert resumed.run_id == stopped.run_id

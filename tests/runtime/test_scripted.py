@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from dwf.runtime.engine.engine import Engine, RunResult, StartRequest
-from dwf.runtime.journal.store import MemoryJournal
+from dwf.runtime.journal.memory import MemoryJournal
 from dwf.runtime.ports.scripted import (CALL_LOG_ENV, FixtureError, ScriptedAgentPort, default_output_tokens, load_fixture,
                                   parse_fixture)
 

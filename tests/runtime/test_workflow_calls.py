@@ -9,8 +9,8 @@ import anyio
 import pytest
 
 from dwf.runtime.engine.engine import Engine, StartError, StartRequest
-from dwf.runtime.journal.store import MemoryJournal
-from dwf.runtime.ports.protocols import Usage
+from dwf.runtime.journal.memory import MemoryJournal
+from fakes import FakeAgentPort
 
 META = 'meta = {"name": "caller", "description": "Calls a saved workflow."}\n'
 CHILD = '''\
@@ -25,26 +25,16 @@ return {"topic": args["topic"], "summary": second}
 '''
 
 
-class Port:
-    """Answers `<actor>: <instructions>`; `block` makes asks whose instructions contain it wait
+def fake_port(block: str | None = None) -> FakeAgentPort:
+    """Answers `<actor>: <instructions>`, 5 output tokens per ask; `calls` logs (key, actor,
+    instructions) of every dispatched ask. `block` makes asks whose instructions contain it wait
     until the run is cancelled."""
-
-    def __init__(self, block: str | None = None):
-        self.block = block
-        self.dispatched: list[tuple[str, str, str]] = []
-
-    async def run_turn(self, request, message, channel):
-        self.dispatched.append((request.key, request.actor.name, request.instructions))
-        if self.block and self.block in request.instructions:
-            await anyio.sleep(3600)
-        channel.usage(Usage(output_tokens=5))
-        return f"{request.actor.name}: {request.instructions}"
-
-    async def close(self):
-        pass
+    return FakeAgentPort(record=lambda request: (request.key, request.actor.name, request.instructions),
+                         delay=lambda request: 3600 if block and block in request.instructions else None, usage=5,
+                         text=lambda request: f"{request.actor.name}: {request.instructions}")
 
 
-async def start_and_wait(body: str, port: Port, workflows: dict | None, **options):
+async def start_and_wait(body: str, port: FakeAgentPort, workflows: dict | None, **options):
     events: list[dict] = []
     async with Engine() as engine:
         run = engine.start(StartRequest(script=META + body, agent_port=port, workflows=workflows,
@@ -52,8 +42,8 @@ async def start_and_wait(body: str, port: Port, workflows: dict | None, **option
         return await run.result, events
 
 
-def run(body: str, workflows: dict | None = None, port: Port | None = None, **options):
-    port = port or Port()
+def run(body: str, workflows: dict | None = None, port: FakeAgentPort | None = None, **options):
+    port = port or fake_port()
     result, events = anyio.run(lambda: start_and_wait(body, port, workflows, **options))
     return result, port, events
 
@@ -67,7 +57,7 @@ def test_a_called_workflow_runs_inline_under_the_call():
     summary = "summarize/lead: summarize summarize/lead: outline queues"
     assert result.value == ["lead: plan", {"topic": "queues", "summary": summary}]
     # its asks are keyed under the call and its actor is named under the workflow
-    assert port.dispatched == [("ask#1", "lead", "plan"), ("workflow#1/ask#1", "summarize/lead", "outline queues"),
+    assert port.calls == [("ask#1", "lead", "plan"), ("workflow#1/ask#1", "summarize/lead", "outline queues"),
                                ("workflow#1/ask#2", "summarize/lead", "summarize summarize/lead: outline queues")]
     keys = [node.key for node in journal.list_nodes(result.run_id)]
     assert keys == ["ask#1", "workflow#1/ask#1", "workflow#1/ask#2", "workflow#1/report#1"]
@@ -82,17 +72,12 @@ def test_two_calls_have_their_own_keys_and_a_typed_ask_uses_the_called_schema():
              'got = await agent().ask("count", returns=Count)\nreturn got["n"]\n')
     body = 'a = await workflow("count")\nb = await workflow("count")\nreturn a + b\n'
 
-    class Typed(Port):
-        async def run_turn(self, request, message, channel):
-            self.dispatched.append((request.key, request.schema))
-            await channel.submit({"n": 2})
-            return "submitted"
-
-    result, port, _ = run(body, {"count": child}, Typed())
+    typed = FakeAgentPort(record=lambda request: (request.key, request.schema), value={"n": 2})
+    result, port, _ = run(body, {"count": child}, typed)
     assert result.status == "completed", result.error
     assert result.value == 4
-    assert [key for key, _ in port.dispatched] == ["workflow#1/ask#1", "workflow#2/ask#1"]
-    assert port.dispatched[0][1]["required"] == ["n"]
+    assert [key for key, _ in port.calls] == ["workflow#1/ask#1", "workflow#2/ask#1"]
+    assert port.calls[0][1]["required"] == ["n"]
 
 
 def test_bad_args_and_a_failing_workflow_are_catchable_workflow_errors():
@@ -115,7 +100,7 @@ return out
     assert bad_args.startswith('workflow("summarize") was called with bad args: ')
     assert "unknown argument `subject`" in bad_args and "missing required argument `topic`" in bad_args
     assert failed == "the saved workflow `boom` failed (line 3): ValueError: no luck"
-    assert port.dispatched == []
+    assert port.calls == []
 
 
 @pytest.mark.parametrize("workflows, expected", [
@@ -125,7 +110,7 @@ return out
      "saved workflows run one level deep: `summarize` calls `other`"),
 ])
 def test_a_run_that_cannot_call_its_workflows_is_refused_before_any_effect(workflows, expected):
-    port = Port()
+    port = fake_port()
 
     async def main():
         async with Engine() as engine:
@@ -136,7 +121,7 @@ def test_a_run_that_cannot_call_its_workflows_is_refused_before_any_effect(workf
     with pytest.raises(StartError) as refused:
         anyio.run(main)
     assert refused.value.problems[0].startswith(expected)
-    assert port.dispatched == []
+    assert port.calls == []
 
 
 def test_the_called_workflows_commands_need_approval():
@@ -145,7 +130,7 @@ def test_the_called_workflows_commands_need_approval():
 
     async def main(approved):
         async with Engine() as engine:
-            engine.start(StartRequest(script=META + body, agent_port=Port(), workflows={"check": child},
+            engine.start(StartRequest(script=META + body, agent_port=fake_port(), workflows={"check": child},
                                       approved_commands=approved))
 
     with pytest.raises(StartError, match="not approved: true"):
@@ -158,20 +143,20 @@ def test_a_resume_replays_the_called_workflows_finished_asks_from_the_pinned_scr
 
     body = 'return await workflow("summarize", {"topic": "queues"})\n'
     journal = SqliteJournal(tmp_path / "state.db")
-    first = Port(block="summarize ")  # the second ask of the called workflow never finishes
+    first = fake_port(block="summarize ")  # the second ask of the called workflow never finishes
 
     async def interrupted():
         async with Engine() as engine:
             run = engine.start(StartRequest(script=META + body, agent_port=first, journal=journal,
                                             workflows={"summarize": CHILD}))
-            while len(first.dispatched) < 2:
+            while len(first.calls) < 2:
                 await anyio.sleep(0.01)
             run.cancel("user")
             return await run.result
 
     stopped = anyio.run(interrupted)
     assert stopped.status == "stopped"
-    second = Port()
+    second = fake_port()
 
     async def resumed():
         async with Engine() as engine:
@@ -184,7 +169,7 @@ def test_a_resume_replays_the_called_workflows_finished_asks_from_the_pinned_scr
     journal.close()
     assert result.status == "completed", result.error
     assert result.value["summary"] == "summarize/lead: summarize summarize/lead: outline queues"
-    assert [key for key, _, _ in second.dispatched] == ["workflow#1/ask#2"]  # the outline replayed
+    assert [key for key, _, _ in second.calls] == ["workflow#1/ask#2"]  # the outline replayed
 
 
 def test_a_fatal_error_in_the_called_workflow_ends_the_run_and_says_where():
@@ -206,7 +191,7 @@ return [x["summary"] for x in looped + fanned]
     assert result.status == "completed", result.error
     names = ["summarize(workflow#1)/for#1[0]/lead", "summarize(workflow#1)/for#1[1]/lead",
              "summarize(workflow#2)/comp#1[0]/lead", "summarize(workflow#2)/comp#1[1]/lead"]
-    assert sorted({name for _, name, _ in port.dispatched}) == names
+    assert sorted({name for _, name, _ in port.calls}) == names
     assert result.value == [f"{n}: summarize {n}: outline {t}" for n, t in zip(names, "abcd")]
 
 
@@ -217,7 +202,7 @@ def test_an_amended_run_imports_the_called_workflows_finished_asks():
     body = 'done = await workflow("summarize", {"topic": "queues"})\nreturn await agent("judge").ask("judge")\n'
     first, _, _ = run(body, {"summarize": CHILD}, journal=journal)
     assert first.status == "completed", first.error
-    port = Port()
+    port = fake_port()
 
     async def amended():
         async with Engine() as engine:
@@ -228,4 +213,4 @@ def test_an_amended_run_imports_the_called_workflows_finished_asks():
     result = anyio.run(amended)
     assert result.status == "completed", result.error
     assert result.value == "judge: judge again"
-    assert [instructions for _, _, instructions in port.dispatched] == ["judge again"]  # the child's asks imported
+    assert [instructions for _, _, instructions in port.calls] == ["judge again"]  # the child's asks imported

@@ -324,7 +324,7 @@ def test_grep_worker_bounds_its_own_cpu_time(tmp_path):
     job = {"pattern": "(a+)+$", "files": [["evil.txt", str(tmp_path / "evil.txt")]], "sniff": 8192,
            "max_matches": GREP_MATCH_LIMIT, "max_bytes": GREP_BYTES_LIMIT}
     started = time.monotonic()
-    done = subprocess.run([PY, "-I", "-S", "-c", world_module._GREP_WORKER, "1"], input=json.dumps(job).encode(),
+    done = subprocess.run([PY, "-I", "-m", world_module.GREP_WORKER, "1"], input=json.dumps(job).encode(),
                           capture_output=True, timeout=30)
     assert done.returncode < 0 and done.stdout == b""  # killed by SIGXCPU / SIGKILL
     assert time.monotonic() - started < 10

@@ -1,0 +1,147 @@
+"""This module defines the SQLite journal's schema and its SQL text: the tables of each schema
+version as forward migrations (`MIGRATIONS[i]` takes a file from version i to i + 1; append,
+never edit), the columns a run row maps to, the statements of the hot paths, and how SQLite's
+result codes map onto the kinds of failure `sqlite.py` explains. Only names defined here are
+ever written into SQL text; every value is a parameter."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Callable
+
+NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"  # SQL text, never a value
+
+SCHEMA_V1 = f"""
+CREATE TABLE dwf_run (
+    id TEXT PRIMARY KEY,
+    script TEXT NOT NULL,
+    script_sha256 TEXT NOT NULL,
+    ir_hash TEXT NOT NULL,
+    compiler_version TEXT NOT NULL,
+    args TEXT NOT NULL,
+    meta TEXT NOT NULL,
+    caps TEXT NOT NULL,
+    status TEXT NOT NULL,
+    stop_reason TEXT,
+    result TEXT,
+    error TEXT,
+    usage TEXT NOT NULL,
+    resumed_from TEXT,
+    superseded_by TEXT,
+    created_at TEXT NOT NULL DEFAULT ({NOW}),
+    updated_at TEXT NOT NULL DEFAULT ({NOW})
+);
+CREATE TABLE dwf_actor (
+    run_id TEXT NOT NULL REFERENCES dwf_run(id),
+    site_id TEXT NOT NULL,
+    occurrence TEXT NOT NULL,
+    name TEXT,
+    persona TEXT,
+    model TEXT,
+    session_id TEXT,
+    created_at TEXT NOT NULL DEFAULT ({NOW}),
+    UNIQUE (run_id, site_id, occurrence)
+);
+CREATE TABLE dwf_node (
+    run_id TEXT NOT NULL REFERENCES dwf_run(id),
+    site_id TEXT NOT NULL,
+    occurrence_key TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('ask', 'read', 'run', 'report', 'artifact')),
+    actor TEXT,
+    input_hash TEXT NOT NULL,
+    input TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
+    result TEXT,
+    error TEXT,
+    usage TEXT NOT NULL,
+    imported INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL DEFAULT ({NOW}),
+    updated_at TEXT NOT NULL DEFAULT ({NOW}),
+    UNIQUE (run_id, site_id, occurrence_key)
+);
+CREATE TABLE dwf_event (
+    run_id TEXT NOT NULL REFERENCES dwf_run(id),
+    sequence INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    payload TEXT,
+    created_at TEXT NOT NULL DEFAULT ({NOW}),
+    UNIQUE (run_id, sequence)
+);
+"""
+
+# Version 2: content-addressed storage of large values. A `*_blob` column holds the sha256 of a
+# `dwf_blob` row and the inline JSON column is NULL; small values stay inline.
+SCHEMA_V2 = """
+CREATE TABLE dwf_blob (
+    sha256 TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
+ALTER TABLE dwf_run ADD COLUMN result_blob TEXT REFERENCES dwf_blob(sha256);
+ALTER TABLE dwf_node ADD COLUMN result_blob TEXT REFERENCES dwf_blob(sha256);
+ALTER TABLE dwf_event ADD COLUMN payload_blob TEXT REFERENCES dwf_blob(sha256);
+CREATE INDEX dwf_run_created ON dwf_run(created_at);
+"""
+
+# Version 3: the saved workflows a run calls inline (`workflow()`), name -> script text as JSON,
+# pinned when the run starts so a resume runs what was approved, not today's files.
+SCHEMA_V3 = """
+ALTER TABLE dwf_run ADD COLUMN workflows TEXT;
+"""
+
+
+def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
+    """A migration that runs the statements of `sql` in order."""
+    def apply(conn: sqlite3.Connection) -> None:
+        for statement in sql.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+    return apply
+
+
+# Forward migrations: MIGRATIONS[i] takes a database from version i to version i + 1. Each is
+# applied inside the same transaction as the version row that records it. Append, never edit.
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_script(SCHEMA_V1), _script(SCHEMA_V2),
+                                                           _script(SCHEMA_V3)]
+SCHEMA_VERSION = len(MIGRATIONS)
+# The table that records them, created in the transaction of the first migration.
+VERSION_TABLE = f"CREATE TABLE dwf_schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT ({NOW}))"
+
+ERROR_KINDS = (  # (SQLite primary result code, kind, words in the message when no code is known)
+    ("SQLITE_BUSY", "locked", "locked"), ("SQLITE_LOCKED", "locked", "locked"), ("SQLITE_FULL", "full", "is full"),
+    ("SQLITE_READONLY", "readonly", "readonly"), ("SQLITE_CORRUPT", "corrupt", "malformed"),
+    ("SQLITE_NOTADB", "corrupt", "not a database"), ("SQLITE_CANTOPEN", "cantopen", "unable to open"),
+    ("SQLITE_IOERR", "io", "disk i/o"), ("SQLITE_PERM", "readonly", "permission"),
+)
+
+
+# RunRow field -> dwf_run column: the only names ever written into SQL text.
+RUN_JSON = ("args", "meta", "caps", "result", "error", "usage", "workflows")
+RUN_TEXT = ("script", "script_sha256", "ir_hash", "compiler_version", "status", "stop_reason",
+            "resumed_from", "superseded_by")
+RUN_COLUMNS = ("id",) + RUN_TEXT + RUN_JSON + ("result_blob",)
+
+
+INSERT_NODE = (
+    "INSERT INTO dwf_node (run_id, site_id, occurrence_key, kind, actor, input_hash, input, status, result, "
+    "result_blob, error, usage, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+# An upsert costs twice a plain insert even without a conflict, so it is only the fallback.
+PUT_NODE = (
+    INSERT_NODE + " ON CONFLICT (run_id, site_id, occurrence_key) DO UPDATE SET kind = excluded.kind, actor = excluded.actor, "
+    "input_hash = excluded.input_hash, input = excluded.input, status = excluded.status, "
+    "result = excluded.result, result_blob = excluded.result_blob, error = excluded.error, "
+    f"usage = excluded.usage, imported = excluded.imported, updated_at = {NOW}")
+SETTLE_NODE = (f"UPDATE dwf_node SET status = ?, result = ?, result_blob = ?, error = ?, usage = ?, updated_at = {NOW} "
+               "WHERE run_id = ? AND site_id = ? AND occurrence_key = ?")
+# The sequence is allocated by the INSERT itself, under the write lock: monotonic and gap-free per
+# run even with several processes appending. (A VALUES subquery, not INSERT ... SELECT, which
+# would stage the row in a temporary table because it reads the table it writes; and no RETURNING,
+# which costs more than reading the row back by its rowid.)
+APPEND_EVENT = ("INSERT INTO dwf_event (run_id, sequence, type, payload, payload_blob) VALUES "
+                "(?, (SELECT COALESCE(MAX(sequence), 0) + 1 FROM dwf_event WHERE run_id = ?), ?, ?, ?)")
+
+# The columns a node row is read from, in `NodeRow` order (with the blob reference after `result`).
+NODE_COLUMNS = "site_id, occurrence_key, kind, actor, input_hash, input, status, result, result_blob, error, usage, imported"
+
+__all__ = ["APPEND_EVENT", "ERROR_KINDS", "INSERT_NODE", "MIGRATIONS", "NODE_COLUMNS", "NOW", "PUT_NODE", "RUN_COLUMNS",
+           "RUN_JSON", "RUN_TEXT", "SCHEMA_V1", "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_VERSION", "SETTLE_NODE",
+           "VERSION_TABLE"]

@@ -7,11 +7,7 @@ traceback, so `dwfc check` answers every input with diagnostics."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
-
-import libcst as cst
 
 from dwf.compiler import ir
 from dwf.compiler.diagnostics import Diagnostic, DiagnosticSink
@@ -22,7 +18,7 @@ from dwf.compiler.parse import parse
 from dwf.compiler.checks.repeated_actors import check_repeated_helper_actors
 from .rules.internal import InternalError
 from .rules.syntax import SourceNotUtf8
-from dwf.compiler.lower.scopes import ASSIGN
+from dwf.compiler.lower.constants import ModuleConstants
 from dwf.compiler.source import SourceFile, Span
 from dwf.compiler.version import COMPILER_VERSION
 
@@ -104,59 +100,4 @@ def _schema_builder(lowerer: Lowerer):
     from dwf.compiler.schemas import SchemaBuilder
 
     return SchemaBuilder(typeddicts=lowerer.typeddicts, typing_names=lowerer.typing_names,
-                         constants=ModuleConstants(lowerer), span_of=lowerer.span, sink=lowerer.sink)
-
-
-class ModuleConstants(Mapping):
-    """Top-level names bound exactly once by `name = value` and never mutated, computed on
-    first use (only scripts with literal-dict schemas need it)."""
-
-    MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
-                                  "update", "setdefault", "popitem", "add", "discard"})
-
-    def __init__(self, lowerer: Lowerer):
-        self._lowerer = lowerer
-        self._module_scope = lowerer.scope.module()
-
-    @cached_property
-    def _constants(self) -> dict[str, cst.BaseExpression]:
-        lowerer = self._lowerer
-        candidates = {name: bindings[0].value for name, bindings in self._module_scope.bindings.items()
-                      if len(bindings) == 1 and bindings[0].kind == ASSIGN and bindings[0].value is not None}
-        mutated = _MutationScan()
-        lowerer.parsed.module.visit(mutated)
-        return {name: value for name, value in candidates.items() if name not in mutated.names}
-
-    def __getitem__(self, key: str) -> cst.BaseExpression:
-        return self._constants[key]
-
-    def __iter__(self):
-        return iter(self._constants)
-
-    def __len__(self) -> int:
-        return len(self._constants)
-
-
-class _MutationScan(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def _base(self, node: cst.BaseExpression) -> None:
-        while isinstance(node, (cst.Subscript, cst.Attribute)):
-            node = node.value
-        if isinstance(node, cst.Name):
-            self.names.add(node.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        if isinstance(node.target, (cst.Subscript, cst.Attribute)):
-            self._base(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._base(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._base(node.target)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ModuleConstants.MUTATING_METHODS:
-            self._base(node.func.value)
+                         constants=ModuleConstants(lowerer.scope.module(), lowerer.parsed.module), span_of=lowerer.span, sink=lowerer.sink)

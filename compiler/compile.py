@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dwf.grammar.meta import Meta
+
 from dwf.compiler import ir
 from dwf.compiler.diagnostics import Diagnostic, DiagnosticSink
 from dwf.compiler.effect_rules import check_script
@@ -88,10 +90,10 @@ def compile_source(text: str, path: str = "<script>") -> CompileResult:
     return CompileResult(source, diagnostics, program)
 
 
-def _arg_types(meta: object) -> dict[str, str]:
+def _arg_types(meta: Meta) -> dict[str, str]:
     """The declared type of each run argument (`meta["args"]`)."""
-    declared = meta.get("args") if isinstance(meta, dict) else None
-    if not isinstance(declared, dict):
+    declared = meta.get("args")
+    if not isinstance(declared, dict):  # a meta block with errors still reaches the kind checks
         return {}
     return {name: spec.get("type", "json") for name, spec in declared.items() if isinstance(spec, dict)}
 

@@ -35,6 +35,7 @@ import libcst as cst
 
 from dwf.grammar import builtins as B
 from dwf.grammar import facade as F
+from dwf.grammar.meta import Meta
 
 from dwf.compiler import ir
 from dwf.compiler.diagnostics import DiagnosticSink
@@ -67,7 +68,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
         self.block_kinds: list[str] = []  # enclosing compound statements: "loop", "branch", "try"
         self.scope = Scope("module", None, is_async=True)
         self.function_stack: list[str] = []
-        self.meta_value: object = None
+        self.meta_value: Meta = {}  # the meta block once read (`_find_meta`)
         self.meta_arg_names: set[str] | None = None
         self._meta_node: cst.Assign | None = None
         self.actor_bindings: dict[tuple[int, str], str] = {}
@@ -198,7 +199,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
             return
         self.meta_value, phases = extracted
         self.facts.meta_phases = phases
-        args_decl = self.meta_value.get("args") if isinstance(self.meta_value, dict) else None
+        args_decl = self.meta_value.get("args")
         self.meta_arg_names = set(args_decl) if isinstance(args_decl, dict) else set()
 
     def _check_meta_bindings(self, scope: Scope) -> None:

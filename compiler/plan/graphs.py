@@ -250,7 +250,7 @@ def _causal(program, flow: Flow, trace: Trace, lanes: dict, phase_ids: dict, lab
     node_order = sorted(steps, key=order.__getitem__)
     reduced = reduce_edges(node_order, edges, back_group=lambda e: edges[e].get("region"))
 
-    graph = nx.DiGraph(kind="causal", name=program.meta.get("name", "") if isinstance(program.meta, dict) else "")
+    graph = nx.DiGraph(kind="causal", name=program.meta.get("name", ""))
     for s in node_order:
         info = steps[s]
         graph.add_node(s, kind=info.kind, label=labeller.step(s), lanes=list(lanes[s]),
@@ -315,16 +315,12 @@ def fold_steps(graph: nx.DiGraph, cap: int) -> nx.DiGraph:
 
 
 def _phase_graph(program, trace: Trace, phase_ids: dict, caps: Caps) -> nx.DiGraph:
-    details = {}
-    if isinstance(program.meta, dict):
-        for entry in program.meta.get("phases") or []:
-            if isinstance(entry, dict) and isinstance(entry.get("title"), str):
-                details[entry["title"].strip()] = entry.get("detail") or ""
+    details = {entry["title"].strip(): entry.get("detail") or "" for entry in program.meta.get("phases", [])}
     members: dict = {}
     for s, info in trace.steps.items():
         for p in info.phases:
             members.setdefault(p, []).append(s)
-    graph = nx.DiGraph(kind="phase", name=program.meta.get("name", "") if isinstance(program.meta, dict) else "")
+    graph = nx.DiGraph(kind="phase", name=program.meta.get("name", ""))
     names = [n for n in phase_ids if n is not UNPHASED or members.get(UNPHASED)]
     folded_names = names[caps.phases - 1:] if len(names) > caps.phases else []
     fold_id = "fold:phases"

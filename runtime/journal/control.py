@@ -297,7 +297,7 @@ def _times(journal, row: RunRow) -> tuple[str | None, str | None, float | None]:
 
 
 def _name(row: RunRow) -> str | None:
-    return row.meta.get("name") if isinstance(row.meta, dict) else None
+    return row.meta.get("name")
 
 
 def run_summary(journal, row: RunRow) -> dict:
@@ -315,7 +315,7 @@ def snapshot(journal, row: RunRow) -> dict:
     summary = run_summary(journal, row)
     events = journal.events(row.id)
     nodes = journal.list_nodes(row.id) if hasattr(journal, "list_nodes") else []
-    meta = row.meta if isinstance(row.meta, dict) else {}
+    meta = row.meta
     declared = []
     for phase in meta.get("phases") or []:
         title = phase.get("title") if isinstance(phase, dict) else phase

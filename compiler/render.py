@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from dwf.compiler import ir
-from dwf.compiler.compile import CompileResult
+from dwf.compiler.result import CompileResult
 from dwf.compiler.diagnostics import Diagnostic
 from dwf.compiler.rules import all_rules
 from dwf.compiler.version import COMPILER_VERSION

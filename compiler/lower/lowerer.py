@@ -43,7 +43,7 @@ from dwf.compiler.effect_rules import Facts
 from dwf.compiler.lower.exceptions import ExceptionClassLowering
 from dwf.compiler.lower.expressions import ExpressionLowering
 from dwf.compiler.lower.facade import FacadeLowering
-from dwf.compiler.lower.statements import StatementLowering, assigns_meta
+from dwf.compiler.lower.statements import StatementLowering, meta_block
 from dwf.compiler.checks.not_offered import undefined_problem
 from dwf.compiler.parse import ParsedModule
 from dwf.compiler.rules import meta as M
@@ -183,14 +183,10 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
     def _find_meta(self, module: cst.Module) -> None:
         """Read the meta block, the first top-level `meta = ...`, before anything is lowered,
         so that `args[...]` lookups anywhere can be checked against its arguments."""
-        from dwf.compiler.meta import extract_meta  # local import: meta depends on this module's helpers
+        from dwf.compiler.meta import extract_meta  # deferred: start-up (jsonschema, for scripts with a meta block)
 
-        for statement in module.body:
-            if isinstance(statement, cst.SimpleStatementLine):
-                node = next((small for small in statement.body if isinstance(small, cst.Assign) and assigns_meta(small)), None)
-                if node is not None:
-                    break
-        else:
+        node = meta_block(module)
+        if node is None:
             return
         self._meta_node = node
         self.facts.meta_span = self.span(node.targets[0].target)

@@ -485,6 +485,16 @@ def assigns_meta(node: cst.Assign) -> bool:
     return assigned_name(node) == "meta"
 
 
+def meta_block(module: cst.Module) -> cst.Assign | None:
+    """The meta block: the first top-level `meta = ...`, if any."""
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            node = next((small for small in statement.body if isinstance(small, cst.Assign) and assigns_meta(small)), None)
+            if node is not None:
+                return node
+    return None
+
+
 def _is_field_body(node: cst.ClassDef) -> bool:
     """Whether a class body holds only what a TypedDict declaration may: annotated fields,
     strings, `...` and `pass` (the same shape `grammar/dwf.lark` accepts)."""

@@ -11,7 +11,7 @@ creation order of actors; no absolute path, time or address appears in it.
 
 from __future__ import annotations
 
-from dwf.compiler.compile import CompileResult
+from dwf.compiler.result import CompileResult
 from dwf.compiler.plan.graphs import FANOUT_EXPAND_CAP, Caps, Graphs, build_graphs
 from dwf.compiler.plan.labels import Labeller, one_line
 from dwf.compiler.plan.trace import UNPHASED

@@ -30,6 +30,7 @@ from dwf.compiler.rules import meta as M
 from dwf.compiler.rules import names as N
 from dwf.compiler.rules import syntax as X
 from dwf.compiler.lower.scopes import IMPORT_MODULE, Scope, bind_targets, collect
+from dwf.compiler.lower.state import LoweringState
 from dwf.compiler.source import Span
 
 BINARY_OPS = {
@@ -52,7 +53,7 @@ UNSUPPORTED_EXPRESSIONS = {
 }
 
 
-class ExpressionLowering:
+class ExpressionLowering(LoweringState):
     """Lowers expressions; see the module docstring."""
 
     # ------------------------------------------------------------ expressions

@@ -17,8 +17,8 @@ The walk does four jobs at once, so the tree is traversed a single time:
 4. **Facts** for the effect rules (`compiler.effect_rules`): actors, artifacts, report tags, phases
    and what each phase and helper function contains.
 
-`Lowerer` is assembled from four mixins that share this one walk's state, all of it defined in
-`Lowerer.__init__`: `StatementLowering` (`compiler.lower.statements`: blocks, statements,
+`Lowerer` is assembled from four mixins that share this one walk's state, declared by their base
+class `LoweringState` (`compiler.lower.state`) and set in `Lowerer.__init__`: `StatementLowering` (`compiler.lower.statements`: blocks, statements,
 definitions, imports, assignment targets), `ExpressionLowering` (`compiler.lower.expressions`:
 expressions and calls), `FacadeLowering` (`compiler.lower.facade`: facade recognition, facade
 calls and their sites, awaitables never awaited) and `ExceptionClassLowering`

@@ -3,8 +3,8 @@ blocks and statements into IR (assignments and their targets, control flow, impo
 class definitions with their parameters) and rejects statements outside the subset (`DWF101`),
 through `STATEMENT_HANDLERS`, the table from libcst statement classes to lowering methods.
 
-It is a mixin without state of its own: lowering is one walk, and `Lowerer` (`compiler.lower.lowerer`)
-defines the walk's state (scope, phase, loop depth, facts, sites).
+It is a mixin without state of its own: lowering is one walk, whose state (scope, phase, loop depth,
+facts, sites) `LoweringState` (`compiler.lower.state`) declares and `Lowerer` (`compiler.lower.lowerer`) sets.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from dwf.compiler.rules import names as N
 from dwf.compiler.rules import schemas as S
 from dwf.compiler.rules import syntax as X
 from dwf.compiler.lower.scopes import Binding, Scope, collect, dotted_name
+from dwf.compiler.lower.state import LoweringState
 from dwf.compiler.source import Span
 
 AUGMENTED_OPS = {
@@ -55,7 +56,7 @@ SIMPLE_STATEMENTS = {cst.Pass: ir.Pass, cst.Break: ir.Break, cst.Continue: ir.Co
 IMPORTABLE = ", ".join(f"`{m}`" for m in (*B.MODULES, "typing")) + " and `dwf`"
 
 
-class StatementLowering:
+class StatementLowering(LoweringState):
     """Lowers statements, blocks and assignment targets; see the module docstring."""
 
     # ------------------------------------------------------------ blocks and statements

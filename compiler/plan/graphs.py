@@ -50,7 +50,6 @@ import networkx as nx
 from dwf.compiler import ir
 from dwf.compiler.plan.dataflow import Flow, analyze
 from dwf.compiler.plan.labels import Labeller
-from dwf.compiler.plan.statics import site_order
 from dwf.compiler.source import SourceFile
 from dwf.compiler.plan.trace import UNPHASED, Trace, walk
 
@@ -466,7 +465,3 @@ def _paired(graph: nx.DiGraph, a: str, b: str) -> bool:
     if set(x["family"]) & set(y["family"]):
         return x["element"] == y["element"]
     return True
-
-
-def sorted_sites(sites) -> list[str]:
-    return sorted(sites, key=site_order)

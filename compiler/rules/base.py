@@ -45,6 +45,14 @@ class Rule:
         return inspect.cleandoc(cls.__doc__ or "")
 
     @classmethod
+    def summary(cls) -> str:
+        """The first sentence of *What it does*: the rule in one line (`dwfc rules`, the rule
+        index of `docs/rules/`, SARIF's `shortDescription`)."""
+        body = cls.docs().split("## What it does", 1)[-1].split("##", 1)[0]
+        text = " ".join(body.split())
+        return text.split(". ")[0].rstrip(".") + "."
+
+    @classmethod
     def group(cls) -> str:
         return GROUPS[cls.code[3]]
 

@@ -16,7 +16,7 @@ import pytest
 from dwf.grammar import syntax
 from dwf.grammar.syntax import DwfSyntaxError, accepts, parse_tree
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # --------------------------------------------------------------------------- examples
 

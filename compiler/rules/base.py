@@ -21,6 +21,8 @@ RETIRED: frozenset[str] = frozenset()
 
 
 class Rule:
+    """Rule: one entry of the catalogue; each subclass registers itself under its code."""
+
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[str] = "error"

@@ -456,6 +456,7 @@ class ReadOnlyMapping(dict):
 
 for _method in DICT_MUTATING_METHODS:
     setattr(ReadOnlyMapping, _method, ReadOnlyMapping._refuse)
+del _method
 
 
 # Builtins that are types in CPython (`str`, `list`, ...): `type(str).__name__` is "type".

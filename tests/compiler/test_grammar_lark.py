@@ -612,7 +612,7 @@ def test_example_scripts_in_repository():
 
 
 def test_parser_is_built_once():
-    assert syntax._parser() is syntax._parser()
+    assert syntax.parser() is syntax.parser()
 
 
 def test_grammar_ships_in_the_package_and_imports_nothing_from_dwf():

@@ -159,7 +159,7 @@ def measure_stages(text: str, path: str, repeats: int) -> dict[str, float]:
     from dwf.compiler.source import SourceFile
 
     try:
-        from dwf.compiler.compile import _schema_builder as schema_builder
+        from dwf.compiler.compile import schema_builder
     except ImportError:
         schema_builder = None
 

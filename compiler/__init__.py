@@ -1,11 +1,29 @@
 """The DWF compiler: source text to diagnostics, site IDs, schemas and the analyzed IR.
 
-- `source.py`, `parse.py`, `diagnostics.py`, `ir.py`, `meta.py`, `compile.py`, `render.py`, `ruledocs.py`,
-  `version.py`: the stages and their shared types.
-- `lower/`: stage 3, libcst to IR.
+- `compile.py`: the entry points, `compile_source` and `compile_bytes`, which run the stages.
+- `result.py`: what they take and give: `CompileOptions` (the dialect) and `CompileResult`.
+- `snippet.py`: snippet mode, the dialect of `dwfc eval` (`CompileOptions(snippet=True)`).
+- `source.py`: source files and spans (the one 0 -> 1 column conversion).
+- `parse.py`: stage 1, CPython's parser then libcst, positions resolved once.
+- `diagnostics.py`: `Diagnostic` and the `DiagnosticSink` rules report into.
+- `rules/`: the rule catalogue, one class per diagnostic code.
+- `meta.py`: the meta block read as data and validated against its schema.
+- `lower/`: stage 2, libcst to IR (libcst stops there).
 - `schemas/`: schema synthesis for typed asks.
+- `effect_rules.py`: the whole-script effect rules over the facts lowering collects.
 - `checks/`: checks over the lowered program (kinds, repeated actors, names not offered, `re` calls).
-- `effect_rules.py`: the effect rules over the facts lowering collects.
-- `rules/`: the rule catalogue.
-- `plan/`: the approval screen (reads IR only).
+- `ir.py`: the IR, its JSON form, its text dump and its hash.
+- `plan/`: the approval screen; it reads IR only.
+- `render.py`: diagnostics as text, JSON and SARIF, and the site table.
+- `ruledocs.py`: the generator of `docs/rules/`.
+- `version.py`: `COMPILER_VERSION`.
+
+The package imports none of them, so that reading IR (the runtime, the plan) does not load the
+front end: `__all__` names the modules, which are the API (`from dwf.compiler.compile import
+compile_source`).
 """
+
+__all__ = [
+    "checks", "compile", "diagnostics", "effect_rules", "ir", "lower", "meta", "parse", "plan", "render",
+    "result", "ruledocs", "rules", "schemas", "snippet", "source", "version",
+]

@@ -1,52 +1,36 @@
 """This module defines the compiler's entry points: `compile_source` runs the stages (parse,
-lower with names, sites and schemas, effect rules) over one script and returns every
-diagnostic, sorted, plus the IR when the script has no errors.
+lower with names, sites and schemas, effect rules, kind checks) over one text and returns every
+diagnostic, sorted, plus the IR when the text has no errors; `compile_bytes` decodes first.
+`CompileOptions` picks the dialect: a script, or a snippet (`compiler.snippet`), whose steps
+compile_source takes where they apply.
 
 A pass that raises is a compiler bug; it becomes one `DWF901` diagnostic instead of a
 traceback, so `dwfc check` answers every input with diagnostics."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import cached_property
+from dwf.grammar.meta import Meta
 
-import libcst as cst
-
-from dwf.compiler import ir
+from dwf.compiler import ir, snippet
+from dwf.compiler.checks.kind_checks import check_kinds
+from dwf.compiler.checks.repeated_actors import check_repeated_helper_actors
 from dwf.compiler.diagnostics import Diagnostic, DiagnosticSink
 from dwf.compiler.effect_rules import check_script
-from dwf.compiler.checks.kind_checks import check_kinds
+from dwf.compiler.lower.constants import ModuleConstants
 from dwf.compiler.lower.lowerer import Lowerer
 from dwf.compiler.parse import parse
-from dwf.compiler.checks.repeated_actors import check_repeated_helper_actors
-from .rules.internal import InternalError
-from .rules.syntax import SourceNotUtf8
-from dwf.compiler.lower.scopes import ASSIGN
+from dwf.compiler.result import SCRIPT, CompileOptions, CompileResult
+from dwf.compiler.rules.internal import InternalError
+from dwf.compiler.rules.meta import MissingMeta
+from dwf.compiler.rules.syntax import SourceNotUtf8
 from dwf.compiler.source import SourceFile, Span
 from dwf.compiler.version import COMPILER_VERSION
 
-
-@dataclass
-class CompileResult:
-    source: SourceFile
-    diagnostics: list[Diagnostic]
-    program: ir.Program | None  # None when any diagnostic is an error
-
-    @property
-    def errors(self) -> int:
-        return sum(d.is_error for d in self.diagnostics)
-
-    @property
-    def warnings(self) -> int:
-        return len(self.diagnostics) - self.errors
-
-    @property
-    def ok(self) -> bool:
-        return self.errors == 0
+__all__ = ["CompileOptions", "CompileResult", "compile_bytes", "compile_source", "schema_builder"]
 
 
-def compile_bytes(data: bytes, path: str) -> CompileResult:
+def compile_bytes(data: bytes, path: str, options: CompileOptions = SCRIPT) -> CompileResult:
+    """Compile a file's bytes: text that is not UTF-8 is one `DWF002` diagnostic."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -55,21 +39,29 @@ def compile_bytes(data: bytes, path: str) -> CompileResult:
         column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
         diagnostic = SourceNotUtf8.diagnostic(Span.point(line, column), detail=f"byte 0x{data[error.start]:02x} at offset {error.start}")
         return CompileResult(source, [diagnostic], None)
-    return compile_source(text, path)
+    return compile_source(text, path, options)
 
 
-def compile_source(text: str, path: str = "<script>") -> CompileResult:
+def compile_source(text: str, path: str = "<script>", options: CompileOptions = SCRIPT) -> CompileResult:
+    """Compile one text in the dialect `options` names: every diagnostic, plus the IR when none
+    is an error."""
     source = SourceFile(path, text.lstrip("\ufeff"))
     parsed = parse(source)
     if isinstance(parsed, Diagnostic):
         return CompileResult(source, [parsed], None)
+    appended = snippet.meta_suffix(parsed) if options.snippet else ""
+    if appended:  # a line after the snippet's last one: it parses whenever the snippet does
+        parsed = parse(SourceFile(path, source.text + appended))
+        if isinstance(parsed, Diagnostic):
+            return CompileResult(source, [parsed], None)
+    compiled = parsed.source  # the text that runs: `source` plus what was appended
     sink = DiagnosticSink()
-    lowerer = Lowerer(parsed, sink, schema_builder_factory=_schema_builder)
+    lowerer = Lowerer(parsed, sink, schema_builder_factory=schema_builder)
     body: tuple[ir.Stmt, ...] = ()
     try:
         body = lowerer.lower_module()
         check_script(lowerer)
-        check_kinds(body, lowerer.schemas, _arg_types(lowerer.meta_value), source, sink,
+        check_kinds(body, lowerer.schemas, _arg_types(lowerer.meta_value), compiled, sink,
                     typeddicts=lowerer.typeddict_bodies())
         check_repeated_helper_actors(body, sink)
     except RecursionError:
@@ -77,86 +69,36 @@ def compile_source(text: str, path: str = "<script>") -> CompileResult:
     except Exception as error:  # a compiler bug must not become a traceback for the user
         sink.report(InternalError, Span.point(1, 1), stage="lowering", detail=f"{type(error).__name__}: {error}")
     if lowerer.facts.meta_span is None and not any(d.code == "DWF001" for d in sink.sorted()):
-        from .rules.meta import MissingMeta
-
         sink.report(MissingMeta, Span.point(1, 1))
     diagnostics = sink.sorted()
-    program = None
-    if not sink.has_errors:
-        program = ir.Program(
-            Span(1, 1, max(1, len(source.lines)), 1), path, source.sha256, COMPILER_VERSION, body,
-            lowerer.meta_value, tuple(sorted(lowerer.schemas.items())), tuple(lowerer.sites),
-            tuple(sorted(lowerer.commands)), tuple(lowerer.facts.phase_spans),
-            tuple(sorted(lowerer.scope.bindings)),
-        )
-    return CompileResult(source, diagnostics, program)
+    if options.snippet:
+        diagnostics = [d for d in diagnostics if d.code not in snippet.NOT_FOR_SNIPPETS]
+    if any(d.is_error for d in diagnostics):
+        return CompileResult(source, diagnostics, None, appended)
+    program = ir.Program(
+        Span(1, 1, max(1, len(compiled.lines)), 1), path, compiled.sha256, COMPILER_VERSION, body,
+        lowerer.meta_value, tuple(sorted(lowerer.schemas.items())), tuple(lowerer.sites),
+        tuple(sorted(lowerer.commands)), tuple(lowerer.facts.phase_spans),
+        tuple(sorted(lowerer.scope.bindings)),
+    )
+    refused = snippet.refusals(program) if options.snippet else []
+    if refused:
+        return CompileResult(source, sorted([*diagnostics, *refused], key=Diagnostic.sort_key), None, appended)
+    return CompileResult(source, diagnostics, program, appended)
 
 
-def _arg_types(meta: object) -> dict[str, str]:
+def _arg_types(meta: Meta) -> dict[str, str]:
     """The declared type of each run argument (`meta["args"]`)."""
-    declared = meta.get("args") if isinstance(meta, dict) else None
-    if not isinstance(declared, dict):
+    declared = meta.get("args")
+    if not isinstance(declared, dict):  # a meta block with errors still reaches the kind checks
         return {}
     return {name: spec.get("type", "json") for name, spec in declared.items() if isinstance(spec, dict)}
 
 
-def _schema_builder(lowerer: Lowerer):
-    from dwf.compiler.schemas import SchemaBuilder
+def schema_builder(lowerer: Lowerer):
+    """The schema synthesis of one script being lowered (`Lowerer`'s `schema_builder_factory`)."""
+    from dwf.compiler.schemas import SchemaBuilder  # deferred: start-up (jsonschema)
 
     return SchemaBuilder(typeddicts=lowerer.typeddicts, typing_names=lowerer.typing_names,
-                         constants=ModuleConstants(lowerer), span_of=lowerer.span, sink=lowerer.sink)
-
-
-class ModuleConstants(Mapping):
-    """Top-level names bound exactly once by `name = value` and never mutated, computed on
-    first use (only scripts with literal-dict schemas need it)."""
-
-    MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
-                                  "update", "setdefault", "popitem", "add", "discard"})
-
-    def __init__(self, lowerer: Lowerer):
-        self._lowerer = lowerer
-        self._module_scope = lowerer.scope.module()
-
-    @cached_property
-    def _constants(self) -> dict[str, cst.BaseExpression]:
-        lowerer = self._lowerer
-        candidates = {name: bindings[0].value for name, bindings in self._module_scope.bindings.items()
-                      if len(bindings) == 1 and bindings[0].kind == ASSIGN and bindings[0].value is not None}
-        mutated = _MutationScan()
-        lowerer.parsed.module.visit(mutated)
-        return {name: value for name, value in candidates.items() if name not in mutated.names}
-
-    def __getitem__(self, key: str) -> cst.BaseExpression:
-        return self._constants[key]
-
-    def __iter__(self):
-        return iter(self._constants)
-
-    def __len__(self) -> int:
-        return len(self._constants)
-
-
-class _MutationScan(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def _base(self, node: cst.BaseExpression) -> None:
-        while isinstance(node, (cst.Subscript, cst.Attribute)):
-            node = node.value
-        if isinstance(node, cst.Name):
-            self.names.add(node.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        if isinstance(node.target, (cst.Subscript, cst.Attribute)):
-            self._base(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._base(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._base(node.target)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ModuleConstants.MUTATING_METHODS:
-            self._base(node.func.value)
+                         constants=ModuleConstants(lowerer.scope.module(), lowerer.parsed.module),
+                         span_of=lowerer.span, sink=lowerer.sink)

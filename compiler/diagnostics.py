@@ -2,22 +2,23 @@
 
 Rules never print: they report into a `DiagnosticSink`, which renders each rule's message
 template with the fields given and keeps everything; `sorted()` orders by position, then code.
-Rendering into text, JSON or SARIF lives in `compiler.render`.
+Rendering into text, JSON or SARIF lives in `compiler.render`. The sink knows a rule only as a
+`Reportable` (a code and a way to make a diagnostic), so this module does not import the
+catalogue (`compiler.rules`), which imports it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from dwf.compiler.source import Span
-
-if TYPE_CHECKING:
-    from dwf.compiler.rules import Rule
 
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
+    """Diagnostic: one finding of one rule at one span, its message and help rendered."""
+
     span: Span
     code: str
     severity: str  # "error" | "warning"
@@ -44,13 +45,21 @@ class Diagnostic:
         }
 
 
+class Reportable(Protocol):
+    """Reportable: what the sink needs of a rule (`compiler.rules.Rule`, the class itself)."""
+
+    code: str
+
+    def diagnostic(self, span: Span, help: str | None = None, **fields: object) -> Diagnostic: ...
+
+
 class DiagnosticSink:
-    """Collects diagnostics; duplicates (same span, code and message) are kept once."""
+    """DiagnosticSink: collects diagnostics; duplicates (same span, code and message) are kept once."""
 
     def __init__(self) -> None:
         self._items: dict[tuple, Diagnostic] = {}
 
-    def report(self, rule: type[Rule], span: Span, **fields: object) -> Diagnostic:
+    def report(self, rule: Reportable, span: Span, **fields: object) -> Diagnostic:
         diagnostic = rule.diagnostic(span, **fields)
         self._items.setdefault((span, diagnostic.code, diagnostic.message), diagnostic)
         return diagnostic

@@ -17,8 +17,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar, Union
+
+from dwf.grammar.meta import Meta
 
 from dwf.compiler.source import Span
 
@@ -407,15 +410,21 @@ class Program(Node):
     source_sha256: str
     compiler_version: str
     body: tuple[Stmt, ...]
-    meta: Any  # the literal meta block (JSON data)
+    meta: Meta  # the literal meta block, validated (a dict; `{}` only for a program built without one)
     schemas: tuple[tuple[str, Any], ...]  # (key, canonical JSON Schema), sorted by key
     sites: tuple[Site, ...]
     commands: tuple[str, ...]  # sorted literal world.run commands
     phases: tuple[str, ...]  # phase names in first-appearance order
     globals: tuple[str, ...]  # names bound at the top level, sorted
+    # `schemas` as a dict, built once. Derived, so not serialized (`init=False`, see `to_json`).
+    schema_index: dict[str, Any] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "schema_index", dict(self.schemas))
 
     def schema(self, key: str) -> Any:
-        return dict(self.schemas)[key]
+        """The canonical JSON Schema stored under `key` (a typed ask's `schema_key`)."""
+        return self.schema_index[key]
 
     @property
     def ir_hash(self) -> str:
@@ -434,6 +443,12 @@ NODE_TYPES: dict[str, type[Node]] = {
 }
 
 
+@cache
+def _serialized_fields(cls: type[Node]) -> tuple[dataclasses.Field, ...]:
+    """A node's fields as JSON and `dump` show them: every field but the derived ones."""
+    return tuple(f for f in dataclasses.fields(cls) if f.init)
+
+
 def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
@@ -441,7 +456,7 @@ def canonical_json(value: Any) -> str:
 def to_json(value: Any) -> Any:
     if isinstance(value, Node):
         data: dict[str, Any] = {"node": type(value).__name__}
-        for f in dataclasses.fields(value):
+        for f in _serialized_fields(type(value)):
             item = getattr(value, f.name)
             data[f.name] = item.to_json() if f.name == "span" else to_json(item)
         return data
@@ -456,7 +471,7 @@ def from_json(data: Any) -> Any:
     if isinstance(data, dict) and "node" in data:
         cls = NODE_TYPES[data["node"]]
         kwargs = {}
-        for f in dataclasses.fields(cls):
+        for f in _serialized_fields(cls):
             raw = data[f.name]
             if f.name == "span":
                 kwargs[f.name] = Span.from_json(raw)
@@ -484,7 +499,7 @@ def _dump(value: Any, depth: int, lines: list[str], label: str) -> None:
     prefix = f"{label}: " if label else ""
     if isinstance(value, Node):
         scalars, children = [], []
-        for f in dataclasses.fields(value):
+        for f in _serialized_fields(type(value)):
             if f.name == "span":
                 continue
             item = getattr(value, f.name)

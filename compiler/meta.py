@@ -11,7 +11,7 @@ from typing import Callable
 import jsonschema
 import libcst as cst
 
-from dwf.grammar.meta import meta_schema, value_matches_arg_type
+from dwf.grammar.meta import Meta, meta_schema, value_matches_arg_type
 
 from dwf.compiler.diagnostics import DiagnosticSink
 from .rules.meta import ArgDefaultMismatch, MetaNotLiteral, MetaSchemaViolation
@@ -106,7 +106,7 @@ def json_path(path) -> str:
 
 
 def extract_meta(node: cst.BaseExpression, span_of: Callable[[cst.CSTNode], Span],
-                 sink: DiagnosticSink) -> tuple[object, list[tuple[str, Span]] | None] | None:
+                 sink: DiagnosticSink) -> tuple[Meta, list[tuple[str, Span]] | None] | None:
     """Read and validate the meta literal. Returns (value, phases with their spans) or None when
     the block is not a literal at all (reported)."""
     literal = _Literal()

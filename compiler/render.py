@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from dwf.compiler import ir
-from dwf.compiler.compile import CompileResult
+from dwf.compiler.result import CompileResult
 from dwf.compiler.diagnostics import Diagnostic
 from dwf.compiler.rules import all_rules
 from dwf.compiler.version import COMPILER_VERSION
@@ -87,7 +87,7 @@ def to_sarif(results: list[CompileResult]) -> dict:
                 "rules": [{
                     "id": rule.code,
                     "name": rule.name,
-                    "shortDescription": {"text": _first_sentence(rule)},
+                    "shortDescription": {"text": rule.summary()},
                     "fullDescription": {"text": rule.docs()},
                     "defaultConfiguration": {"level": "error" if rule.severity == "error" else "warning"},
                     "helpUri": f"https://github.com/dwf-lang/dwf/blob/main/docs/rules/{rule.code}.md",
@@ -97,13 +97,6 @@ def to_sarif(results: list[CompileResult]) -> dict:
             "results": sarif_results,
         }],
     }
-
-
-def _first_sentence(rule) -> str:
-    docs = rule.docs()
-    body = docs.split("## What it does", 1)[-1].split("##", 1)[0]
-    text = " ".join(body.split())
-    return text.split(". ")[0].rstrip(".") + "."
 
 
 def render_sites(program: ir.Program) -> str:

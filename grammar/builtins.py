@@ -421,6 +421,16 @@ METHODS: dict[str, tuple[str, ...]] = {
     "dict_values": (),
     "dict_items": ("isdisjoint",),
 }
+# The dict methods that change their receiver: what the read-only `args` mapping refuses (the
+# compiler's `DWF209` args-read-only and the runtime's `ReadOnlyMapping` and sandbox).
+DICT_MUTATING_METHODS: frozenset[str] = frozenset({"clear", "pop", "popitem", "setdefault", "update"})
+# The methods of list, dict and set that change their receiver: a name one of them is called on
+# is not a constant (the module-constant analyses over the CST and the IR) and its value changes
+# (kind inference).
+MUTATING_METHODS: frozenset[str] = DICT_MUTATING_METHODS | frozenset({
+    "append", "extend", "insert", "remove", "sort", "reverse", "add", "discard",
+    "difference_update", "intersection_update", "symmetric_difference_update",
+})
 # Members of METHODS that are data read from a value, not methods: `x.real`, `r.start`. A type
 # name with one of them (`int.real`) is not a function value.
 VALUE_ATTRIBUTES: frozenset[str] = frozenset({"real", "imag", "numerator", "denominator", "start", "stop", "step"})

@@ -1,17 +1,34 @@
-"""This module defines the meta block's JSON Schema (loaded from `meta.schema.json`) and the
-JSON types run arguments may declare."""
+"""This module defines the meta block's JSON Schema (loaded from `meta.schema.json`), the type of
+a meta block as data (`Meta`) and the JSON types run arguments may declare."""
 
 from __future__ import annotations
 
 import json
 from functools import cache
 from pathlib import Path
+from typing import Any, TypedDict
 
 ARG_TYPES = ("string", "integer", "number", "boolean", "json")
 
 
+class Meta(TypedDict, total=False):
+    """Meta: a script's meta block as the JSON data it is (`ir.Program.meta`, the journal's run
+    rows, `run-started` events). `meta.schema.json` is its definition: a compiled program's meta
+    block has been validated against it, so `name` and `description` are there and every
+    value has the type below; a `Meta` is empty only where there is no meta block at all."""
+
+    name: str
+    description: str
+    when_to_use: str
+    phases: list[dict[str, str]]  # {"title": ..., "detail": ...}
+    args: dict[str, dict[str, Any]]  # name -> {"type": ..., "description", "required", "default"}
+    max_concurrency: int
+    max_agents: int
+
+
 @cache
 def meta_schema() -> dict:
+    """The meta block's JSON Schema (draft 2020-12), loaded once."""
     return json.loads((Path(__file__).parent / "meta.schema.json").read_text(encoding="utf-8"))
 
 

@@ -70,7 +70,7 @@ def parse_tree(text: str) -> Tree:
     source = _normalize(text)
     _check_source(source)
     try:
-        tree = _parser().parse(source)
+        tree = parser().parse(source)
     except UnexpectedInput as error:
         raise _from_lark(error, source) from error
     except LarkError as error:  # defensive: any other lark complaint is still a syntax error
@@ -89,7 +89,8 @@ def accepts(text: str) -> bool:
 
 
 @functools.cache
-def _parser() -> Lark:
+def parser() -> Lark:
+    """The LALR parser of `dwf.lark` with its layout post-lexer, built once."""
     return Lark(
         GRAMMAR_PATH.read_text(encoding="utf-8"),
         parser="lalr",

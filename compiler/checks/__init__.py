@@ -7,4 +7,9 @@
 - `not_offered.py`: the diagnostics for names, modules and attributes outside the language (called by
   lowering).
 - `regex_checks.py`: the check-time checks of `re` calls (called by lowering on each call).
+
+The package imports none of them (lowering imports two, `compiler.compile` the others):
+`__all__` names the modules.
 """
+
+__all__ = ["kind_checks", "kind_inference", "kinds", "not_offered", "regex_checks", "repeated_actors"]

@@ -22,14 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from dwf.grammar import facade as F
+from dwf.grammar.builtins import MUTATING_METHODS
 
 from dwf.compiler import ir
 from dwf.compiler.checks import kinds as K
 from dwf.compiler.checks.kinds import Kind
 
-MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
-                              "update", "setdefault", "popitem", "add", "discard", "difference_update",
-                              "intersection_update", "symmetric_difference_update"})
 # Builtins that read their arguments without keeping or changing them.
 PURE_BUILTINS = frozenset({"abs", "all", "any", "bool", "divmod", "float", "int", "isinstance", "len", "max",
                            "min", "pow", "repr", "round", "sorted", "str", "sum", "chr", "ord", "list", "set",

@@ -22,13 +22,14 @@ from dwf.grammar import facade as F
 from dwf.compiler import ir
 from dwf.compiler.rules import syntax as X
 from dwf.compiler.lower.scopes import dotted_name
+from dwf.compiler.lower.state import LoweringState
 
 # Class names that read as exceptions (`RetryError`, `ReviewFailed`): their diagnostics speak of
 # exception classes even when the base is misspelt.
 EXCEPTION_SUFFIXES = ("Error", "Exception", "Failed", "Failure", "Exceeded")
 
 
-class ExceptionClassLowering:
+class ExceptionClassLowering(LoweringState):
     """Lowers exception class declarations; see the module docstring."""
 
     def find_exception_classes(self, module: cst.Module) -> None:

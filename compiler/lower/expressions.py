@@ -30,6 +30,7 @@ from dwf.compiler.rules import meta as M
 from dwf.compiler.rules import names as N
 from dwf.compiler.rules import syntax as X
 from dwf.compiler.lower.scopes import IMPORT_MODULE, Scope, bind_targets, collect
+from dwf.compiler.lower.state import LoweringState
 from dwf.compiler.source import Span
 
 BINARY_OPS = {
@@ -43,8 +44,6 @@ COMPARE_OPS = {
     cst.GreaterThan: ">", cst.GreaterThanEqual: ">=", cst.In: "in", cst.NotIn: "not in",
     cst.Is: "is", cst.IsNot: "is not",
 }
-# Dict methods that would change the read-only `args` mapping.
-ARGS_MUTATORS = frozenset({"clear", "pop", "popitem", "setdefault", "update"})
 # The builtin types whose methods a script may reference as functions (`key=str.lower`), in
 # the order hints list them.
 TYPES_WITH_METHODS = ("str", "list", "dict", "set", "frozenset", "tuple", "int", "float", "range", "slice")
@@ -54,7 +53,7 @@ UNSUPPORTED_EXPRESSIONS = {
 }
 
 
-class ExpressionLowering:
+class ExpressionLowering(LoweringState):
     """Lowers expressions; see the module docstring."""
 
     # ------------------------------------------------------------ expressions
@@ -172,7 +171,7 @@ class ExpressionLowering:
             elif attr not in F.CONTAINER_ATTRIBUTES.get(container, ()):
                 self._unknown_member(node.attr, container, attr)
             return ir.Attribute(span, self.expr(node.value), attr)
-        if attr in ARGS_MUTATORS and isinstance(node.value, cst.Name) and node.value.value == "args" \
+        if attr in B.DICT_MUTATING_METHODS and isinstance(node.value, cst.Name) and node.value.value == "args" \
                 and self._resolve("args") == ir.FACADE:
             self.report(N.ReadOnlyArgs, node.attr)
         if attr == "ask":

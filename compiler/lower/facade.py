@@ -25,8 +25,9 @@ from dwf.compiler import ir
 from dwf.compiler.effect_rules import FacadeCallChecks
 from dwf.compiler.rules import effects as E
 from dwf.compiler.lower.scopes import ASSIGN, ASYNC_DEF, Scope
+from dwf.compiler.lower.state import LoweringState
 
-class FacadeLowering:
+class FacadeLowering(LoweringState):
     """Recognizes and lowers facade calls; see the module docstring."""
 
     # ------------------------------------------------------------ sites

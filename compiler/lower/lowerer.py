@@ -17,8 +17,8 @@ The walk does four jobs at once, so the tree is traversed a single time:
 4. **Facts** for the effect rules (`compiler.effect_rules`): actors, artifacts, report tags, phases
    and what each phase and helper function contains.
 
-`Lowerer` is assembled from four mixins that share this one walk's state, all of it defined in
-`Lowerer.__init__`: `StatementLowering` (`compiler.lower.statements`: blocks, statements,
+`Lowerer` is assembled from four mixins that share this one walk's state, declared by their base
+class `LoweringState` (`compiler.lower.state`) and set in `Lowerer.__init__`: `StatementLowering` (`compiler.lower.statements`: blocks, statements,
 definitions, imports, assignment targets), `ExpressionLowering` (`compiler.lower.expressions`:
 expressions and calls), `FacadeLowering` (`compiler.lower.facade`: facade recognition, facade
 calls and their sites, awaitables never awaited) and `ExceptionClassLowering`
@@ -35,6 +35,7 @@ import libcst as cst
 
 from dwf.grammar import builtins as B
 from dwf.grammar import facade as F
+from dwf.grammar.meta import Meta
 
 from dwf.compiler import ir
 from dwf.compiler.diagnostics import DiagnosticSink
@@ -42,7 +43,7 @@ from dwf.compiler.effect_rules import Facts
 from dwf.compiler.lower.exceptions import ExceptionClassLowering
 from dwf.compiler.lower.expressions import ExpressionLowering
 from dwf.compiler.lower.facade import FacadeLowering
-from dwf.compiler.lower.statements import StatementLowering, assigns_meta
+from dwf.compiler.lower.statements import StatementLowering, meta_block
 from dwf.compiler.checks.not_offered import undefined_problem
 from dwf.compiler.parse import ParsedModule
 from dwf.compiler.rules import meta as M
@@ -67,7 +68,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
         self.block_kinds: list[str] = []  # enclosing compound statements: "loop", "branch", "try"
         self.scope = Scope("module", None, is_async=True)
         self.function_stack: list[str] = []
-        self.meta_value: object = None
+        self.meta_value: Meta = {}  # the meta block once read (`_find_meta`)
         self.meta_arg_names: set[str] | None = None
         self._meta_node: cst.Assign | None = None
         self.actor_bindings: dict[tuple[int, str], str] = {}
@@ -182,14 +183,10 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
     def _find_meta(self, module: cst.Module) -> None:
         """Read the meta block, the first top-level `meta = ...`, before anything is lowered,
         so that `args[...]` lookups anywhere can be checked against its arguments."""
-        from dwf.compiler.meta import extract_meta  # local import: meta depends on this module's helpers
+        from dwf.compiler.meta import extract_meta  # deferred: start-up (jsonschema, for scripts with a meta block)
 
-        for statement in module.body:
-            if isinstance(statement, cst.SimpleStatementLine):
-                node = next((small for small in statement.body if isinstance(small, cst.Assign) and assigns_meta(small)), None)
-                if node is not None:
-                    break
-        else:
+        node = meta_block(module)
+        if node is None:
             return
         self._meta_node = node
         self.facts.meta_span = self.span(node.targets[0].target)
@@ -198,7 +195,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
             return
         self.meta_value, phases = extracted
         self.facts.meta_phases = phases
-        args_decl = self.meta_value.get("args") if isinstance(self.meta_value, dict) else None
+        args_decl = self.meta_value.get("args")
         self.meta_arg_names = set(args_decl) if isinstance(args_decl, dict) else set()
 
     def _check_meta_bindings(self, scope: Scope) -> None:

@@ -3,8 +3,8 @@ blocks and statements into IR (assignments and their targets, control flow, impo
 class definitions with their parameters) and rejects statements outside the subset (`DWF101`),
 through `STATEMENT_HANDLERS`, the table from libcst statement classes to lowering methods.
 
-It is a mixin without state of its own: lowering is one walk, and `Lowerer` (`compiler.lower.lowerer`)
-defines the walk's state (scope, phase, loop depth, facts, sites).
+It is a mixin without state of its own: lowering is one walk, whose state (scope, phase, loop depth,
+facts, sites) `LoweringState` (`compiler.lower.state`) declares and `Lowerer` (`compiler.lower.lowerer`) sets.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from dwf.compiler.rules import names as N
 from dwf.compiler.rules import schemas as S
 from dwf.compiler.rules import syntax as X
 from dwf.compiler.lower.scopes import Binding, Scope, collect, dotted_name
+from dwf.compiler.lower.state import LoweringState
 from dwf.compiler.source import Span
 
 AUGMENTED_OPS = {
@@ -55,7 +56,7 @@ SIMPLE_STATEMENTS = {cst.Pass: ir.Pass, cst.Break: ir.Break, cst.Continue: ir.Co
 IMPORTABLE = ", ".join(f"`{m}`" for m in (*B.MODULES, "typing")) + " and `dwf`"
 
 
-class StatementLowering:
+class StatementLowering(LoweringState):
     """Lowers statements, blocks and assignment targets; see the module docstring."""
 
     # ------------------------------------------------------------ blocks and statements
@@ -483,6 +484,16 @@ def assigned_name(node: cst.Assign) -> str | None:
 
 def assigns_meta(node: cst.Assign) -> bool:
     return assigned_name(node) == "meta"
+
+
+def meta_block(module: cst.Module) -> cst.Assign | None:
+    """The meta block: the first top-level `meta = ...`, if any."""
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            node = next((small for small in statement.body if isinstance(small, cst.Assign) and assigns_meta(small)), None)
+            if node is not None:
+                return node
+    return None
 
 
 def _is_field_body(node: cst.ClassDef) -> bool:

@@ -1,4 +1,5 @@
-"""The approval screen: the analyses and views of what a person approves. It reads the IR only.
+"""The approval screen: the analyses and views of what a person approves. It reads the IR only
+(no libcst, nothing of `compiler.lower`: an import contract keeps it so).
 
 - `statics.py`: walks over the IR and module constants.
 - `taint.py`: the abstract values of the data-flow analysis.
@@ -10,4 +11,9 @@
 - `text.py`: the text view of a plan.
 - `html.py`: the HTML view of a plan.
 - `graph_render.py`: the renderings of the graphs (DOT, SVG, PNG).
+
+The package imports none of them, so that `dwfc` loads networkx and graphviz only for a plan:
+`__all__` names the modules.
 """
+
+__all__ = ["dataflow", "document", "graph_render", "graphs", "html", "labels", "statics", "taint", "text", "trace"]

@@ -11,7 +11,7 @@ creation order of actors; no absolute path, time or address appears in it.
 
 from __future__ import annotations
 
-from dwf.compiler.compile import CompileResult
+from dwf.compiler.result import CompileResult
 from dwf.compiler.plan.graphs import FANOUT_EXPAND_CAP, Caps, Graphs, build_graphs
 from dwf.compiler.plan.labels import Labeller, one_line
 from dwf.compiler.plan.trace import UNPHASED
@@ -30,7 +30,7 @@ def build_plan(result: CompileResult, args: dict | None = None, given: tuple[str
         raise ValueError("a script with errors has no plan")
     graphs = graphs if graphs is not None else build_graphs(program, result.source, caps)
     labeller = Labeller(program, result.source, graphs.trace)
-    meta = program.meta if isinstance(program.meta, dict) else {}
+    meta = program.meta
     causal = graphs.causal
     steps = [_step(graphs, node, attrs) for node, attrs in causal.nodes(data=True)]
     actors_all = list(graphs.trace.actors)
@@ -69,10 +69,8 @@ def build_plan(result: CompileResult, args: dict | None = None, given: tuple[str
 
 
 def _arguments(meta: dict, values: dict | None, given) -> list[dict]:
-    declared = meta.get("args") if isinstance(meta.get("args"), dict) else {}
     out = []
-    for name, spec in declared.items():
-        spec = spec if isinstance(spec, dict) else {}
+    for name, spec in meta.get("args", {}).items():
         if values is not None and name in values:
             value, source = values[name], "given" if name in given else "default"
         elif "default" in spec:

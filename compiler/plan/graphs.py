@@ -50,7 +50,6 @@ import networkx as nx
 from dwf.compiler import ir
 from dwf.compiler.plan.dataflow import Flow, analyze
 from dwf.compiler.plan.labels import Labeller
-from dwf.compiler.plan.statics import site_order
 from dwf.compiler.source import SourceFile
 from dwf.compiler.plan.trace import UNPHASED, Trace, walk
 
@@ -250,7 +249,7 @@ def _causal(program, flow: Flow, trace: Trace, lanes: dict, phase_ids: dict, lab
     node_order = sorted(steps, key=order.__getitem__)
     reduced = reduce_edges(node_order, edges, back_group=lambda e: edges[e].get("region"))
 
-    graph = nx.DiGraph(kind="causal", name=program.meta.get("name", "") if isinstance(program.meta, dict) else "")
+    graph = nx.DiGraph(kind="causal", name=program.meta.get("name", ""))
     for s in node_order:
         info = steps[s]
         graph.add_node(s, kind=info.kind, label=labeller.step(s), lanes=list(lanes[s]),
@@ -315,16 +314,12 @@ def fold_steps(graph: nx.DiGraph, cap: int) -> nx.DiGraph:
 
 
 def _phase_graph(program, trace: Trace, phase_ids: dict, caps: Caps) -> nx.DiGraph:
-    details = {}
-    if isinstance(program.meta, dict):
-        for entry in program.meta.get("phases") or []:
-            if isinstance(entry, dict) and isinstance(entry.get("title"), str):
-                details[entry["title"].strip()] = entry.get("detail") or ""
+    details = {entry["title"].strip(): entry.get("detail") or "" for entry in program.meta.get("phases", [])}
     members: dict = {}
     for s, info in trace.steps.items():
         for p in info.phases:
             members.setdefault(p, []).append(s)
-    graph = nx.DiGraph(kind="phase", name=program.meta.get("name", "") if isinstance(program.meta, dict) else "")
+    graph = nx.DiGraph(kind="phase", name=program.meta.get("name", ""))
     names = [n for n in phase_ids if n is not UNPHASED or members.get(UNPHASED)]
     folded_names = names[caps.phases - 1:] if len(names) > caps.phases else []
     fold_id = "fold:phases"
@@ -470,7 +465,3 @@ def _paired(graph: nx.DiGraph, a: str, b: str) -> bool:
     if set(x["family"]) & set(y["family"]):
         return x["element"] == y["element"]
     return True
-
-
-def sorted_sites(sites) -> list[str]:
-    return sorted(sites, key=site_order)

@@ -8,11 +8,17 @@ only for literals, `range()` of constants, top-level constants that nothing reas
 deletes or mutates anywhere in the script, and `enumerate`/`sorted`/`reversed`/`list`/`tuple`
 of those. A filtered comprehension, a slice, a parameter or any result of an effect has no
 static size, and the approval screen says "one per item" instead of guessing.
+
+`module_constants` is the IR twin of `compiler.lower.constants.ModuleConstants`, which reads the
+libcst tree for schema synthesis before any IR exists; both take the methods that change their
+receiver from `grammar.builtins.MUTATING_METHODS`.
 """
 
 from __future__ import annotations
 
 from typing import Iterable
+
+from dwf.grammar.builtins import MUTATING_METHODS
 
 from dwf.compiler import ir
 
@@ -134,10 +140,6 @@ def literal_value(node, constants: dict):
     return None
 
 
-MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
-                      "update", "setdefault", "popitem", "add", "discard"})
-
-
 def module_constants(program: ir.Program) -> dict[str, object]:
     """Top-level names bound exactly once, by `NAME = <literal>` at the top level, and never
     reassigned, augmented, deleted or mutated anywhere in the script."""
@@ -172,11 +174,10 @@ def module_constants(program: ir.Program) -> dict[str, object]:
         elif kind is ir.Delete:
             for target in node.targets:
                 bump(base(target))
-        elif kind is ir.Call and type(node.func) is ir.Attribute and node.func.attr in MUTATORS:
+        elif kind is ir.Call and type(node.func) is ir.Attribute and node.func.attr in MUTATING_METHODS:
             bump(base(node.func.value))
         elif kind is ir.FunctionDef and node.scope == ir.GLOBAL:
-            bump(node.name)
-            bump(node.name)
+            bump(node.name)  # with any `name = ...` that makes two writes: not a constant
     constants: dict[str, object] = {}
     for stmt in program.body:
         if (type(stmt) is ir.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ir.Name

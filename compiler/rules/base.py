@@ -21,6 +21,8 @@ RETIRED: frozenset[str] = frozenset()
 
 
 class Rule:
+    """Rule: one entry of the catalogue; each subclass registers itself under its code."""
+
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[str] = "error"
@@ -43,6 +45,14 @@ class Rule:
     @classmethod
     def docs(cls) -> str:
         return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first sentence of *What it does*: the rule in one line (`dwfc rules`, the rule
+        index of `docs/rules/`, SARIF's `shortDescription`)."""
+        body = cls.docs().split("## What it does", 1)[-1].split("##", 1)[0]
+        text = " ".join(body.split())
+        return text.split(". ")[0].rstrip(".") + "."
 
     @classmethod
     def group(cls) -> str:

@@ -32,8 +32,9 @@ whitespace or comments (`list[Finding]`); the key of a literal schema is `schema
 
 The package (this module is `SchemaBuilder` itself):
 
+- `__init__.py`: `SchemaBuilder`, TypedDict declarations and the canonical output.
 - `types.py`: type expressions to schemas (`TypeExpressionTranslator`).
-- `literals.py`: literal `returns={...}` schemas.
+- `literals.py`: literal `returns={...}` schemas (`SCHEMA_DIALECT`, `LiteralSchemaEvaluator`).
 """
 
 from __future__ import annotations

@@ -92,12 +92,12 @@ def cmd_rules(args) -> int:
     rules = all_rules()
     if args.format == "json":
         data = [{"code": r.code, "name": r.name, "severity": r.severity, "group": r.group(),
-                 "summary": render._first_sentence(r)} for r in rules]
+                 "summary": r.summary()} for r in rules]
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return EXIT_OK
     name_width = max(len(r.name) for r in rules)
     for rule in rules:
-        sys.stdout.write(f"{rule.code}  {rule.name.ljust(name_width)}  {rule.severity.ljust(7)}  {render._first_sentence(rule)}\n")
+        sys.stdout.write(f"{rule.code}  {rule.name.ljust(name_width)}  {rule.severity.ljust(7)}  {rule.summary()}\n")
     return EXIT_OK
 
 

@@ -51,7 +51,7 @@ def cmd_eval(args) -> int:
     compiled = compile_snippet(source, args.file)
     if compiled.program is not None:
         if compiled.diagnostics and text_mode:  # warnings only
-            sys.stderr.write(render.render_concise(compiled.compile_result()))
+            sys.stderr.write(render.render_concise(compiled))
         if compiled.program.commands and not _approved(list(compiled.program.commands), workspace, args):
             return EXIT_USAGE
 
@@ -66,8 +66,7 @@ def cmd_eval(args) -> int:
     elif result.status == "completed":
         sys.stdout.write(dumps(result.value, indent=2) + "\n")
     elif result.status == "rejected":
-        rendered = compiled.compile_result()
-        sys.stderr.write(render.render_full(rendered) + render.summary_line([rendered]) + "\n")
+        sys.stderr.write(render.render_full(compiled) + render.summary_line([compiled]) + "\n")
         print(f"dwfc: error: {result.error}", file=sys.stderr)
     else:
         print(result.traceback or f"dwfc: error: {result.error}", file=sys.stderr)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from dwf.grammar.meta import value_matches_arg_type
+from dwf.grammar.meta import Meta, value_matches_arg_type
 
 
 class ArgumentError(Exception):
@@ -15,9 +15,8 @@ class ArgumentError(Exception):
         self.problems = problems
 
 
-def validate_args(meta: Any, given: dict[str, Any]) -> dict[str, Any]:
-    declared = meta.get("args") if isinstance(meta, dict) else None
-    declared = declared if isinstance(declared, dict) else {}
+def validate_args(meta: Meta, given: dict[str, Any]) -> dict[str, Any]:
+    declared = meta.get("args", {})
     problems: list[str] = []
     values: dict[str, Any] = {}
     for name in given:

@@ -135,7 +135,7 @@ def prepare_run(request: StartRequest) -> Run:
     except ArgumentError as error:
         problems.extend(error.problems)
         args = {}
-    meta = program.meta if isinstance(program.meta, dict) else {}
+    meta = program.meta
     max_concurrency = request.max_concurrency or meta.get("max_concurrency") or default_max_concurrency()
     max_agents = request.max_agents or meta.get("max_agents") or request.limits.agents
     if not isinstance(max_concurrency, int) or max_concurrency < 1:

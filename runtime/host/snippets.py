@@ -3,14 +3,10 @@
 commands to approve), `eval_snippet` runs it at once and returns a `SnippetResult`;
 `compile_snippet` is the compile step both share (cached, so check-then-run compiles once).
 
-A snippet is DWF code run for its value: world reads (`files.*`, `git.*`), `world.run` of
-literal commands and pure logic, with top-level `await` and `return` as in scripts. It needs no
-`meta` block: when it has none, a synthetic one is appended *after* its last line, so every
-diagnostic and traceback points at the snippet's own lines; the findings about a missing meta
-block or missing phases do not apply to snippets and are dropped. Effects that need a run — `agent()`, `.ask()`,
-`report()`, `artifact.*`, `phase()`, `workflow()`, `hole()` — are refused at compile time, each
-with a diagnostic naming its line, so nothing runs. Nothing is persisted: the run uses an
-in-memory journal, no artifact store and no control directory, so no `.dwf/` folder is created.
+The dialect itself (no meta block needed, no phases expected, the effects that need a run
+refused) is the compiler's snippet mode, `compile_source(..., options=SNIPPET)` (`compiler.snippet`).
+Nothing is persisted: the run uses an in-memory journal, no artifact store and no control
+directory, so no `.dwf/` folder is created.
 """
 
 from __future__ import annotations
@@ -23,37 +19,13 @@ from typing import Any, Callable
 
 import anyio
 
-from dwf.compiler import ir
-from dwf.compiler.compile import CompileResult, compile_source
-from dwf.compiler.diagnostics import Diagnostic
-from dwf.compiler.rules.effects import EffectInSnippet, MissingPhases
-from dwf.compiler.rules.meta import MissingMeta
-from dwf.compiler.source import SourceFile
-from dwf.compiler.plan.statics import iter_nodes
+from dwf.compiler.compile import compile_source
+from dwf.compiler.result import SNIPPET, CompileResult
 
 from dwf.runtime.journal.memory import MemoryJournal
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.ports.world import RUN_TIMEOUT_DEFAULT_S, LocalWorld
 from dwf.runtime.values.plain_json import to_plain
-
-# The meta block a snippet without one runs under. It is appended after the snippet's last line,
-# so it shifts no line of the snippet.
-SYNTHETIC_META = 'meta = {"name": "snippet", "description": "A snippet evaluated at once (dwfc eval)."}\n'
-
-# Findings that do not apply to snippets: they need no meta block and have no phases.
-_NOT_FOR_SNIPPETS = frozenset({MissingMeta.code, MissingPhases.code})
-
-_RUN_ONLY = "run it as a workflow with `dwfc run`"
-# Site kind -> (why a snippet cannot have it, what to do instead)
-_REFUSED_SITES = {
-    "actor": ("a snippet has no agents", f"read and compute in the snippet, or {_RUN_ONLY}"),
-    "ask": ("a snippet has no agents to ask", f"read and compute in the snippet, or {_RUN_ONLY}"),
-    "report": ("a snippet has no run to report to", "return the item as the snippet's value"),
-    "artifact": ("a snippet has no run to publish artifacts in", "return the content as the snippet's value"),
-    "workflow": ("a snippet cannot start a saved workflow", _RUN_ONLY),
-    "hole": ("a snippet has no host to fill a hole", "compute the value in the snippet"),
-}
-_PHASE = ("a snippet has no stages", "remove it; `log()` prints progress lines")
 
 
 @dataclass
@@ -78,18 +50,6 @@ class SnippetResult:
                 "logs": self.logs, "commands_run": self.commands_run, "traceback": self.traceback}
 
 
-@dataclass(frozen=True)
-class CompiledSnippet:
-    source: SourceFile  # the snippet as written: diagnostics point at its lines
-    script: str  # the text that runs: the snippet, plus the synthetic meta when it has none
-    diagnostics: tuple[Diagnostic, ...]  # sorted by position, refusals included
-    program: ir.Program | None  # None when there is an error
-
-    def compile_result(self) -> CompileResult:
-        """The shape `compiler.render` renders (`dwfc check`'s output)."""
-        return CompileResult(self.source, list(self.diagnostics), self.program)
-
-
 def check_snippet(source: str, name: str = "<snippet>") -> SnippetCheck:
     """Compile `source` as a snippet: its diagnostics and the commands it may run."""
     compiled = compile_snippet(source, name)
@@ -98,28 +58,9 @@ def check_snippet(source: str, name: str = "<snippet>") -> SnippetCheck:
 
 
 @lru_cache(maxsize=8)  # a caller checks, approves, then evaluates the same text: one compile
-def compile_snippet(source: str, name: str = "<snippet>") -> CompiledSnippet:
-    """Compile `source` as a snippet: with the synthetic meta when it has none, then refuse the
-    effects that need a run."""
-    result = compile_source(source, name)
-    findings = [d for d in result.diagnostics if d.code not in _NOT_FOR_SNIPPETS]
-    script = source
-    if result.program is None and not any(d.is_error for d in findings):  # only the meta block is missing
-        script = source + ("\n" if source and not source.endswith("\n") else "") + SYNTHETIC_META
-        result = compile_source(script, name)
-        findings = [d for d in result.diagnostics if d.code not in _NOT_FOR_SNIPPETS]
-    refusals = _refusals(result.program) if result.program is not None else []
-    diagnostics = tuple(sorted([*findings, *refusals], key=Diagnostic.sort_key))
-    program = None if refusals else result.program
-    return CompiledSnippet(SourceFile(name, source.lstrip("\ufeff")), script, diagnostics, program)
-
-
-def _refusals(program: ir.Program) -> list[Diagnostic]:
-    """One error per site (and phase marker) that needs a run, naming the call as written."""
-    found = [(site.span, ".ask()" if site.kind == "ask" else f"{site.op}()", _REFUSED_SITES[site.kind])
-             for site in program.sites if site.kind in _REFUSED_SITES]
-    found += [(node.span, "phase()", _PHASE) for node in iter_nodes(program.body) if isinstance(node, ir.Phase)]
-    return [EffectInSnippet.diagnostic(span, help=instead, call=call, why=why) for span, call, (why, instead) in found]
+def compile_snippet(source: str, name: str = "<snippet>") -> CompileResult:
+    """Compile `source` in the compiler's snippet mode."""
+    return compile_source(source, name, SNIPPET)
 
 
 # ---------------------------------------------------------------- evaluation

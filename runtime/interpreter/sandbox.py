@@ -51,7 +51,6 @@ _METHOD_TYPES = {str: "str", list: "list", dict: "dict", ReadOnlyMapping: "dict"
 TYPES_WITH_METHODS = frozenset(_METHOD_TYPES.values())
 _METHOD_TYPES.update({view: view.type_name for view in VIEW_TYPES})
 _ALLOWED = {kind: frozenset(names) for kind, names in B.METHODS.items()}
-_READONLY_REFUSED = frozenset({"clear", "pop", "popitem", "setdefault", "update"})
 
 
 # Python's messages name the interpreter's classes ("unsupported operand type(s) for +: 'int'
@@ -131,7 +130,7 @@ def get_attribute(value: Any, attr: str) -> Any:
     kind = _METHOD_TYPES.get(type(value))
     if kind is not None:
         if attr in _ALLOWED[kind]:
-            if isinstance(value, ReadOnlyMapping) and attr in _READONLY_REFUSED:
+            if isinstance(value, ReadOnlyMapping) and attr in B.DICT_MUTATING_METHODS:
                 raise ScriptError("TypeError", "`args` is read-only")
             if attr in B.TYPE_LEVEL_METHODS:  # `{}.fromkeys` is `dict.fromkeys`, as in CPython
                 return unbound_method(kind, attr)

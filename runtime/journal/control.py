@@ -288,7 +288,7 @@ def _times(journal: JournalStore, row: RunRow) -> tuple[str | None, str | None, 
 
 
 def _name(row: RunRow) -> str | None:
-    return row.meta.get("name") if isinstance(row.meta, dict) else None
+    return row.meta.get("name")
 
 
 def run_summary(journal: JournalStore, row: RunRow) -> dict:
@@ -306,7 +306,7 @@ def snapshot(journal: JournalStore, row: RunRow) -> dict:
     summary = run_summary(journal, row)
     events = journal.events(row.id)
     nodes = journal.list_nodes(row.id)
-    meta = row.meta if isinstance(row.meta, dict) else {}
+    meta = row.meta
     declared = []
     for phase in meta.get("phases") or []:
         title = phase.get("title") if isinstance(phase, dict) else phase

@@ -413,8 +413,7 @@ class ToolLayer:
 
     @staticmethod
     def _name(program) -> str:
-        meta = program.meta if isinstance(program.meta, dict) else {}
-        return meta.get("name") or "workflow"
+        return program.meta.get("name") or "workflow"
 
     def _run_approval(self, tool: str, source: _Source, run_args: dict | None, given: tuple, caps: dict, *,
                       summary: str, preface: str | None = None, runs: bool = True,

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable, Iterable, Iterator
 
+from dwf.grammar.builtins import DICT_MUTATING_METHODS
+
 
 def _sets_only(operator: Callable) -> Callable:
     def apply(self, other):
@@ -443,12 +445,18 @@ class Facade:
 
 
 class ReadOnlyMapping(dict):
-    """`args`: a dict the script can read but not change."""
+    """`args`: a dict the script can read but not change (item assignment, `del`, `|=` and the
+    methods of `grammar.builtins.DICT_MUTATING_METHODS` are refused)."""
 
     def _refuse(self, *args, **kwargs):
         raise TypeError("`args` is read-only")
 
-    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+    __setitem__ = __delitem__ = __ior__ = _refuse
+
+
+for _method in DICT_MUTATING_METHODS:
+    setattr(ReadOnlyMapping, _method, ReadOnlyMapping._refuse)
+del _method
 
 
 # Builtins that are types in CPython (`str`, `list`, ...): `type(str).__name__` is "type".

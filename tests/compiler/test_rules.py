@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from dwf.compiler import compile as compile_module
-from dwf.compiler.compile import CompileResult, compile_bytes, compile_source
+from dwf.compiler.compile import compile_bytes, compile_source
 from expectations import (
     FIXTURES,
     LATIN1_POSITION,
@@ -25,10 +25,7 @@ from expectations import (
     syntax_fixtures,
 )
 
-try:
-    from dwf.compiler.render import render_full
-except ImportError:  # the official renderer is optional here
-    render_full = None
+from dwf.compiler.render import render_full
 
 FIXTURE_IDS = [path.relative_to(FIXTURES).as_posix() for path in all_fixtures()]
 
@@ -41,17 +38,6 @@ def _stable_environment(monkeypatch):
     monkeypatch.delenv("DWF_HOME", raising=False)
 
 
-def render(result: CompileResult) -> str:
-    if render_full is not None:
-        return render_full(result)
-    lines = []
-    for d in result.diagnostics:
-        lines.append(f"{result.source.path}:{d.span.line}:{d.span.column}: {d.code} {d.message}")
-        if d.help:
-            lines.append(f"  help: {d.help}")
-    return "\n".join(lines) + "\n"
-
-
 @pytest.mark.parametrize("path", all_fixtures(), ids=FIXTURE_IDS)
 def test_fixture_reports_exactly_its_expectations(path):
     text = path.read_text(encoding="utf-8")
@@ -62,7 +48,7 @@ def test_fixture_reports_exactly_its_expectations(path):
 
 @pytest.mark.parametrize("path", all_fixtures(), ids=FIXTURE_IDS)
 def test_fixture_rendering(path, snapshot):
-    rendered = render(compile_fixture(path))
+    rendered = render_full(compile_fixture(path))
     assert str(ROOT) not in rendered
     assert rendered == snapshot
 

@@ -17,7 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from dwf.compiler import ir
+from dwf.compiler.compile import compile_source
 from dwf.compiler.diagnostics import DiagnosticSink
+from dwf.compiler.plan.statics import iter_nodes
 from dwf.compiler.schemas import SCHEMA_DIALECT, SchemaBuilder
 from dwf.compiler.source import Span
 
@@ -919,17 +922,12 @@ return [left, right]
 
 
 def _compiled_schemas(text: str) -> list[dict]:
-    from dwf.compiler.compile import compile_source
-
     result = compile_source(text)
     assert [d.code for d in result.diagnostics if d.severity == "error"] == []
     return [result.program.schema(node.schema) for node in _typed_asks(result.program)]
 
 
 def _typed_asks(program) -> list:
-    from dwf.compiler import ir
-    from dwf.compiler.plan.statics import iter_nodes
-
     return [n for n in iter_nodes(program.body) if type(n) is ir.FacadeCall and n.schema is not None]
 
 
@@ -951,8 +949,6 @@ def test_typing_aliases_synthesize_the_builtin_schemas(typing_form, builtin_form
     ("Mapping[str, int]", "DWF401", "use `dict[str, ...]`"),
 ])
 def test_typing_names_that_are_not_json_stay_refused_in_result_types(typing_form, code, fragment):
-    from dwf.compiler.compile import compile_source
-
     result = compile_source(TYPING_SCRIPT.format(left=typing_form, right="str"))
     found = [d for d in result.diagnostics if d.severity == "error"]
     assert [d.code for d in found] == [code]
@@ -964,8 +960,6 @@ def d_text(diagnostic) -> str:
 
 
 def test_any_and_callable_are_fine_outside_result_types():
-    from dwf.compiler.compile import compile_source
-
     text = TYPING_SCRIPT.format(left="str", right="str").replace("return [left, right]", '''\
 def apply(fn: Callable[[str], str], items: Sequence[str], extra: Any = None) -> List[Any]:
     return [fn(item) for item in items]

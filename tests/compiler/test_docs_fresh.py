@@ -4,7 +4,7 @@ from pathlib import Path
 
 from dwf.compiler.ruledocs import render_pages
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules"
 
 
 def test_rule_docs_are_fresh():

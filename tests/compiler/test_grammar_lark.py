@@ -16,7 +16,7 @@ import pytest
 from dwf.grammar import syntax
 from dwf.grammar.syntax import DwfSyntaxError, accepts, parse_tree
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # --------------------------------------------------------------------------- examples
 
@@ -612,7 +612,7 @@ def test_example_scripts_in_repository():
 
 
 def test_parser_is_built_once():
-    assert syntax._parser() is syntax._parser()
+    assert syntax.parser() is syntax.parser()
 
 
 def test_grammar_ships_in_the_package_and_imports_nothing_from_dwf():

@@ -24,7 +24,7 @@ from dwf.compiler.compile import compile_source
 from dwf.grammar import builtins, facade, language_guide
 from dwf.runtime.cli.main import build_parser, main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GUIDE = language_guide()
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 KINDS = {"python": "script", "python fragment": "fragment", "python refused": "refused"}

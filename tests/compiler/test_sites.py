@@ -5,6 +5,8 @@ phase/log/report edits never renumber an ask; adding an ask renumbers only later
 import libcst as cst
 from conftest import EXAMPLES, compile_text
 
+from dwf.runtime.cli.main import main
+
 BASE = '''\
 meta = {"name": "sites", "description": "Site stability."}
 phase("Review")
@@ -77,8 +79,6 @@ def test_site_ids_are_unique_in_every_example():
 
 
 def test_sites_cli_table(tmp_path, capsys):
-    from dwf.runtime.cli.main import main
-
     script = tmp_path / "s.dwf.py"
     script.write_text(BASE)
     assert main(["check", "--sites", str(script)]) == 0

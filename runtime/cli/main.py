@@ -249,12 +249,25 @@ RUN_EXIT = {"completed": EXIT_OK, "errored": EXIT_ERRORS, "stopped": EXIT_STOPPE
 
 
 def cmd_run(args) -> int:
-    """`dwfc run FILE|--saved NAME`: compile, validate the request, approve, run headless (TOOLS §1, §4)."""
-    from dwf.runtime.cli.progress import dumps, make_progress
+    """`dwfc run FILE|--saved NAME`: prepare the run (compile once, validate), approve, run headless (TOOLS §1, §4)."""
+    from dwf.runtime.cli.progress import dumps, make_progress  # deferred: start-up
+    from dwf.runtime.host.approval import plan_summary  # deferred: start-up
+    from dwf.runtime.host.session import WorkspaceSession  # deferred: start-up
+    from dwf.runtime.ports.agent_definitions import check_agent_types  # deferred: start-up
 
     path = _script_to_run(args)
-    compiled = compile_path(path)
-    if compiled.program is None:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    workspace = Path(args.workspace) if args.workspace else Path.cwd()
+    session = WorkspaceSession(workspace, agent=args.agent, model=getattr(args, "model", None),
+                               actor_tools=getattr(args, "actor_tools", None))
+    problems: list[str] = []
+    run_args = _load_run_args(args.args, problems)
+    prepared = session.prepare(data, str(path), run_args)  # the script and the saved workflows it calls
+    compiled = prepared.compiled
+    if prepared.program is None:
         if args.progress == "json":
             sys.stdout.write(dumps({"status": "rejected", "diagnostics": [d.to_json() for d in compiled.diagnostics]}) + "\n")
         else:
@@ -265,40 +278,27 @@ def cmd_run(args) -> int:
                 sys.stdout.write(dumps({"status": "rejected",
                                         "diagnostics": [d.to_json() for d in compiled.diagnostics]}) + "\n")
         return EXIT_ERRORS
-    program = compiled.program
     if compiled.diagnostics and (args.progress == "text" or not args.yes):  # warnings only
         sys.stderr.write(render.render_concise(compiled))
 
-    problems: list[str] = []
-    run_args = _load_run_args(args.args, problems)
-    workspace = Path(args.workspace) if args.workspace else Path.cwd()
     if not workspace.is_dir():
         problems.append(f"the workspace {workspace} is not a directory")
     else:
-        from dwf.runtime.ports.agent_definitions import check_agent_types
-
-        problems.extend(check_agent_types(program, workspace))
-    called = resolve_workflows(program, workspace, problems)
-    port = _load_agent_port(args.agent, problems, workspace, model=getattr(args, "model", None),
-                            actor_tools=getattr(args, "actor_tools", None))
-    given = tuple(run_args or ())
-    if run_args is not None:
-        from dwf.runtime.engine.arguments import ArgumentError, validate_args
-
-        try:
-            run_args = validate_args(program.meta, run_args)
-        except ArgumentError as error:
-            problems.extend(error.problems)
+        problems.extend(check_agent_types(prepared.program, workspace))
+    problems.extend(prepared.problems[len(prepared.argument_problems):])  # the saved workflows it calls
+    port = session.open_port(problems)
+    problems.extend(prepared.argument_problems)
     if problems:
         return _usage_problems(problems)
 
     if args.progress == "text" or not args.yes:
-        sys.stderr.write(plan_summary(compiled, run_args, given, workspace, args, called))
+        sys.stderr.write(plan_summary(prepared, workspace, agent=args.agent, max_concurrency=args.max_concurrency,
+                                      budget=args.budget))
     if not args.yes and not confirm("Run this workflow?", "pass --yes to approve the plan above without a prompt"):
         return EXIT_USAGE
 
     progress = make_progress(args.progress)
-    outcome = _execute_run(program, compiled.source.text, str(path), run_args, port, workspace, progress, args, called)
+    outcome = _execute_run(session, prepared, port, progress, args)
     if isinstance(outcome, list):  # the engine refused the request
         return _usage_problems(outcome)
     progress.finish(outcome)
@@ -369,133 +369,13 @@ def _load_run_args(text: str | None, problems: list[str]) -> dict | None:
     return value
 
 
-def _load_agent_port(spec: str | None, problems: list[str], workspace: Path, *, model: str | None = None,
-                     actor_tools: str | None = None):
-    from dwf.runtime.ports.scripted import FixtureError, ScriptedAgentPort, parse_agent_spec
-
-    if not spec:
-        problems.append("no agent port given; pass --agent scripted:FIXTURE.json, --agent anthropic[:MODEL] "
-                        "or --agent command:'CMD ...'")
-        return None
-    kind, argument = parse_agent_spec(spec)
-    if kind == "scripted":
-        if not argument:
-            problems.append("--agent scripted needs a fixture file: --agent scripted:FIXTURE.json")
-            return None
-        try:
-            return ScriptedAgentPort.from_file(argument)
-        except FixtureError as error:
-            problems.append(f"bad scripted fixture: {error}")
-            return None
-    if kind in ("anthropic", "command"):
-        from dwf.runtime.ports.command import load_agent_port
-
-        return load_agent_port(kind, argument, workspace, problems, actor_tools=actor_tools, model=model)
-    problems.append(f"unknown agent port {spec!r}; use scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...'")
-    return None
-
-
-def resolve_workflows(program, workspace: Path, problems: list[str]):
-    """The saved workflows `program` calls inline (`saved.resolve_called`); their problems are
-    added to `problems` (a run with any is refused before approval). Nothing is looked up when
-    the workspace is not a folder: that is a problem already."""
-    from dwf.runtime.host.saved import CalledWorkflows, resolve_called
-
-    if not workspace.is_dir():
-        return CalledWorkflows()
-    called = resolve_called(program, workspace)
-    problems.extend(called.problems)
-    return called
-
-
-def plan_with_called(plan: dict, called) -> dict:
-    """The plan of a script that calls saved workflows: its command set becomes the union with
-    theirs (the only commands the run may execute, TOOLS §2) and `workflows` lists them. A plan
-    of a script that calls none is returned unchanged."""
-    if called is None or not called.workflows:
-        return plan
-    return {**plan, "commands": sorted(set(plan["commands"]) | called.commands), "workflows": called.to_json()}
-
-
-def called_section(workflows: list[dict]) -> list[str]:
-    """The approval-screen section on the called saved workflows (`CalledWorkflows.to_json()`);
-    no lines when there are none."""
-    import textwrap
-
-    if not workflows:
-        return []
-
-    def wrap(text: str, indent: str) -> list[str]:
-        return textwrap.wrap(text, width=80, initial_indent=indent, subsequent_indent=indent,
-                             break_long_words=False, break_on_hyphens=False)
-
-    out = ["", f"Saved workflows ({len(workflows)})"]
-    out += wrap("Called inline: each shares this run's caps, budget and journal; its commands are in the "
-                "command set above. `dwfc plan FILE` shows its steps.", "  ")
-    for workflow in workflows:
-        out += wrap(f"{workflow['name']} ({workflow['scope']})", "  ")
-        out += wrap(workflow["description"] or "(no description)", "    ")
-        out.append(f"    file: {workflow['path']}")  # never cut or wrapped: a person may open it
-        commands = workflow["commands"]
-        out += wrap("commands: " + ", ".join(commands) if commands else "runs no commands", "    ")
-    return out
-
-
-def render_plan_text(plan: dict) -> str:
-    """The text view of a plan, with the section on the saved workflows it calls."""
-    from dwf.compiler.plan.text import render_text
-
-    return render_text(plan) + "".join(line + "\n" for line in called_section(plan.get("workflows") or []))
-
-
-def plan_summary(compiled, run_args: dict, given: tuple[str, ...], workspace: Path, args, called=None) -> str:
-    """The approval screen printed before a run (stderr): the plan of `dwfc plan` (with the saved
-    workflows it `called`, if any), then where and how this run will execute."""
-    from dwf.compiler.plan.document import build_plan
-
-    plan = plan_with_called(build_plan(compiled, run_args, given), called)
-    lines = [render_plan_text(plan).rstrip("\n"), "", "This run"]
-    lines.append(f"  Workspace: {workspace.resolve()}")
-    lines.append(f"  Agent: {args.agent}")
-    caps = []
-    if args.max_concurrency:
-        caps.append(f"max concurrency {args.max_concurrency}")
-    if args.budget is not None:
-        caps.append(f"budget {args.budget:,} output tokens")
-    if caps:
-        lines.append("  Caps: " + ", ".join(caps))
-    return "\n".join(lines) + "\n\n"
-
-
-class _TerminalQuestions:
-    """The QuestionPort of an interactive run: an actor's question is answered on the terminal."""
-
-    def __init__(self, progress):
-        import anyio
-
-        self.progress = progress
-        self.lock = anyio.Lock()
-
-    async def ask_owner(self, question_id: str, actor, question: str, context: str | None) -> str:
-        import anyio
-
-        async with self.lock:
-            who = actor.name or "an anonymous actor"
-            self.progress.notice(f"question {question_id} from {who}: {question}"
-                                 + (f"\n  context: {context}" if context else ""))
-            sys.stderr.write("answer> ")
-            sys.stderr.flush()
-            answer = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
-        return answer.strip() or "No answer was given. Proceed on your best judgement and say what you assumed."
-
-
-def _question_port(progress, root: Path, run_id: str, args):
+def question_port(progress, root: Path, run_id: str, args):
     """Terminal runs ask on the terminal; headless ones (stdin not a terminal, or --progress
     stream-json) publish the question under .dwf/questions/ for `dwfc answer` (RUNTIME §4)."""
-    if _isatty(sys.stdin) and args.progress != "stream-json":
-        return _TerminalQuestions(progress)
-    from dwf.runtime.ports.questions import FileQuestions
+    from dwf.runtime.ports.questions import FileQuestions, TerminalQuestions  # deferred: start-up
 
+    if _isatty(sys.stdin) and args.progress != "stream-json":
+        return TerminalQuestions(progress.notice)
     return FileQuestions(root, run_id, notify=progress.notice)
 
 
@@ -515,44 +395,23 @@ def cmd_answer(args) -> int:
     return EXIT_OK
 
 
-def _execute_run(program, script: str, path: str, run_args: dict, port, workspace: Path, progress, args, called):
-    """Run to settlement; returns the RunResult, or the list of problems when the engine refuses.
-    The saved workflows it `called` are pinned with the run and their commands approved."""
-    import uuid
+def _execute_run(session, prepared, port, progress, args):
+    """Run a prepared run to settlement over the workspace's journal; returns the RunOutcome,
+    or the list of problems when the journal cannot open or the engine refuses."""
+    import anyio  # deferred: start-up
 
-    import anyio
-
-    from dwf.runtime.ports.artifacts import ArtifactStore
-    from dwf.runtime.cli.driver import drive
-    from dwf.runtime.engine.engine import StartRequest
-    from dwf.runtime.journal.store import JournalError
-    from dwf.runtime.journal.sqlite import SqliteJournal
-    from dwf.runtime.ports.world import LocalWorld
+    from dwf.runtime.cli.driver import drive  # deferred: start-up
+    from dwf.runtime.engine import StartError  # deferred: start-up
+    from dwf.runtime.journal.store import JournalError  # deferred: start-up
 
     async def main():
-        root = workspace.resolve()
         try:
-            journal = SqliteJournal.for_workspace(root)  # .dwf/state.db: every effect is journaled
-        except JournalError as error:
-            return [str(error)]
-        try:
-            return await run_with(journal)
-        finally:
-            journal.close()
-
-    async def run_with(journal):
-        root = workspace.resolve()
-        run_id = f"dwfrun-{uuid.uuid4().hex}"
-        questions = _question_port(progress, root, run_id, args)
-        commands = called.approved_commands(program)
-        request = StartRequest(
-            script=script, agent_port=port, path=path, args=run_args, journal=journal,
-            world=LocalWorld(root, allowed_commands=commands),
-            artifacts=ArtifactStore(root),
-            questions=questions, run_id=run_id,
-            max_concurrency=args.max_concurrency, budget=args.budget, listeners=[progress],
-            approved_commands=commands, workflows=called.scripts)
-        return await drive(request, progress)
+            with session.opened():  # .dwf/state.db: every effect is journaled
+                return await drive(lambda engine: session.start(
+                    engine, prepared, port, questions=lambda run_id: question_port(progress, session.root, run_id, args),
+                    listeners=[progress], max_concurrency=args.max_concurrency, budget=args.budget), progress)
+        except (JournalError, StartError) as error:
+            return list(error.problems) if isinstance(error, StartError) else [str(error)]
 
     return anyio.run(main)
 

@@ -160,15 +160,19 @@ def cmd_plan(args) -> int:
             raise _usage(f"{count} problem{'s' if count != 1 else ''} with --args: " + "; ".join(error.problems)) from None
     from pathlib import Path
 
+    from dwf.runtime.engine.called import compile_called
+    from dwf.runtime.host.approval import plan_with_called, render_plan_text
+    from dwf.runtime.host.saved import resolve_called
     from dwf.runtime.ports.agent_definitions import check_agent_types
-    from dwf.runtime.cli.main import plan_with_called, render_plan_text, resolve_workflows
 
     problems = check_agent_types(result.program, Path.cwd())  # LANGUAGE §6.1: an error when planned
-    called = resolve_workflows(result.program, Path.cwd(), problems)  # the saved workflows it calls, as `run` would
+    sources = resolve_called(result.program, Path.cwd())  # the saved workflows it calls, as `run` would
+    called, called_problems = compile_called(result.program, sources)
+    problems += called_problems
     if problems:
         raise _usage("; ".join(problems))
     graphs = build_graphs(result.program, result.source)
-    plan = plan_with_called(build_plan(result, values, tuple(given or ()), graphs=graphs), called)
+    plan = plan_with_called(build_plan(result, values, tuple(given or ()), graphs=graphs), called, sources)
     if args.format == "json":
         _write(args.output, render.dumps(plan))
     elif args.format == "html":

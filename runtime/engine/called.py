@@ -1,12 +1,13 @@
 """This module defines saved workflows called inline (LANGUAGE §6.3, `await workflow(name, args)`):
-the checks a run makes when it starts (`compile_called`) and the host a called workflow's
-interpreter runs against (`CalledWorkflowHost`).
+the checks a run makes when it is prepared (`compile_called`), the run's approved command set
+(`run_commands`) and the host a called workflow's interpreter runs against (`CalledWorkflowHost`).
 
-- The caller (the CLI, the tool layer) resolves the saved workflows a script names and passes
-  their text in `StartRequest.workflows`; the run pins it in its journal row, so a resume runs
-  what was approved, not what the files hold today. Every problem is a `StartError` before any
-  effect: a name without a script, a script with compile errors, a called workflow that calls
-  another (one level deep), commands nobody approved.
+- The caller (the CLI, the tool layer) resolves the saved workflows a script names
+  (`host/saved.resolve_called`) and `engine.prepare` compiles and checks them, once; the run pins
+  their text in its journal row, so a resume runs what was approved, not what the files hold
+  today. Every problem refuses the run before any effect: a name without a script, a script
+  with compile errors, a called workflow that calls another (one level deep), commands nobody
+  approved.
 - A call runs the saved workflow's body in an interpreter of its own, on the calling run: the
   same journal, caps, budget, actors limit, concurrency limiter and reports. Its effects are
   keyed under the call (`workflow#1/ask#2`, site and occurrence alike), so two calls, or the
@@ -22,7 +23,8 @@ interpreter runs against (`CalledWorkflowHost`).
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 from dwf.compiler import ir
 from dwf.compiler.compile import compile_source
@@ -30,34 +32,65 @@ from dwf.compiler.compile import compile_source
 from dwf.runtime.values.errors import FatalError
 
 
-def compile_called(program: ir.Program, scripts: dict[str, str] | None) -> tuple[dict[str, ir.Program], list[str]]:
-    """The compiled saved workflows `program` calls, from `scripts` (name -> text), and every
-    reason the run cannot start with them."""
-    names = list(dict.fromkeys(site.detail for site in program.sites if site.kind == "workflow"))
+@dataclass(frozen=True)
+class CalledSource:
+    """CalledSource: a saved workflow a script calls, as its caller found it: its text and file,
+    or (`text` None) the sentence saying why it was not found (`host/saved.resolve_called`)."""
+
+    text: str | None
+    path: str | None = None
+    missing: str | None = None
+    scope: str | None = None  # where it was found ("project" | "global"), for the approval screen
+
+
+def called_lines(program: ir.Program) -> dict[str, int]:
+    """The saved workflow names `program` calls, in call order, each once, with the line of its
+    first call."""
+    lines: dict[str, int] = {}
+    for site in program.sites:
+        if site.kind == "workflow" and site.detail:
+            lines.setdefault(site.detail, site.span.line)
+    return lines
+
+
+def compile_called(program: ir.Program, sources: Mapping[str, str | CalledSource] | None
+                   ) -> tuple[dict[str, ir.Program], list[str]]:
+    """The compiled saved workflows `program` calls, from `sources` (name -> text, or the
+    caller's `CalledSource`), each compiled once, and every reason the run cannot start with
+    them, in call order: a name without a script, a script with compile errors, a called
+    workflow that calls another (one level deep)."""
     called: dict[str, ir.Program] = {}
     problems: list[str] = []
-    for name in names:
-        text = (scripts or {}).get(name)
-        if text is None:
-            problems.append(f"the script calls the saved workflow `{name}`, whose script was not given; `dwfc run` "
-                            "finds saved workflows by name (`dwfc saved` lists them)")
+    for name, line in called_lines(program).items():
+        source = (sources or {}).get(name)
+        if isinstance(source, str):
+            source = CalledSource(source)
+        if source is None or source.text is None:
+            problems.append(f"line {line} calls workflow(\"{name}\"), but {source.missing}" if source and source.missing
+                            else f"the script calls the saved workflow `{name}`, whose script was not given; "
+                                 "`dwfc run` finds saved workflows by name (`dwfc saved` lists them)")
             continue
-        compiled = compile_source(text, f"<saved workflow {name}>")
+        compiled = compile_source(source.text, source.path or f"<saved workflow {name}>")
         if compiled.program is None:
-            errors = sum(d.is_error for d in compiled.diagnostics)
-            problems.append(f"the saved workflow `{name}` has {errors} error{'s' if errors != 1 else ''}; "
-                            "`dwfc check` on its file shows them")
+            count = sum(d.is_error for d in compiled.diagnostics)
+            errors = f"{count} error{'s' if count != 1 else ''}"
+            problems.append(f"the saved workflow `{name}` ({source.path}) has {errors}; `dwfc check {source.path}` shows them"
+                            if source.path else
+                            f"the saved workflow `{name}` has {errors}; `dwfc check` on its file shows them")
             continue
-        nested = [site.detail for site in compiled.program.sites if site.kind == "workflow"]
+        nested = called_lines(compiled.program)
         if nested:
-            problems.append(f"saved workflows run one level deep: `{name}` calls `{nested[0]}`")
+            listed = " and ".join(f"`{inner}`" for inner in nested)
+            problems.append(f"saved workflows run one level deep: `{name}` calls {listed}; "
+                            f"call {'them' if len(nested) > 1 else 'it'} from this script instead")
             continue
         called[name] = compiled.program
     return called, problems
 
 
-def run_commands(program: ir.Program, called: dict[str, ir.Program]) -> frozenset[str]:
-    """The literal commands of a script and of the saved workflows it calls."""
+def run_commands(program: ir.Program, called: Mapping[str, ir.Program]) -> frozenset[str]:
+    """The approved command set of a run: the literal commands of its script and of the saved
+    workflows it calls (TOOLS §2: the only commands the run may execute). Nothing else derives it."""
     return frozenset(program.commands).union(*(child.commands for child in called.values()))
 
 

@@ -16,7 +16,7 @@ def available_models(agent: str | None, model: str | None) -> dict:
     `DWF_ANTHROPIC_MODEL`, else `anthropic_port.DEFAULT_MODEL`)."""
     from dwf.runtime.ports.agent_definitions import MODEL_ALIASES
     from dwf.runtime.ports.anthropic import DEFAULT_MODEL
-    from dwf.runtime.ports.scripted import parse_agent_spec
+    from dwf.runtime.ports.factory import parse_agent_spec
 
     kind, argument = parse_agent_spec(agent) if agent else (None, None)
     ids = list(dict.fromkeys(_sdk_model_ids() + [target for target in MODEL_ALIASES.values() if target]))

@@ -18,7 +18,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dwf.runtime.engine.engine import Engine, StartRequest
+from dwf.runtime.engine import Engine, StartRequest
 from dwf.runtime.journal.store import JournalError, MemoryJournal, NodeRow, RunRow
 from dwf.runtime.ports.protocols import Usage
 from dwf.runtime.journal.sqlite import BLOB_THRESHOLD, SCHEMA_VERSION, SqliteJournal

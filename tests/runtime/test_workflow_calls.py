@@ -8,7 +8,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from dwf.runtime.engine.engine import Engine, StartError, StartRequest
+from dwf.runtime.engine import Engine, StartError, StartRequest
 from dwf.runtime.journal.store import MemoryJournal
 from dwf.runtime.ports.protocols import Usage
 

@@ -24,19 +24,11 @@ import sys
 import time
 from typing import Any, Callable, TextIO
 
+from dwf.runtime.values.plain_json import json_default
+
 STATUS_INTERVAL_S = 0.4  # node status lines, at most one per interval
 LIVE_INTERVAL_S = 0.1  # redraws of the live status line
 PROGRESS_TYPE = "workflow.run.progress"
-
-
-def json_default(value: Any) -> Any:
-    """JSON for the few non-JSON values that can appear in a payload (records)."""
-    to_json = getattr(value, "to_json", None)
-    if callable(to_json):
-        return to_json()
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return str(value)
 
 
 def dumps(value: Any, **options: Any) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Mapping
 
 from dwf.compiler import ir
+from dwf.compiler.plan.text import render_text
 
 from dwf.runtime.engine import CalledSource, PreparedRun
 from dwf.runtime.journal.store import RunRow
@@ -65,8 +66,6 @@ def called_section(workflows: list[dict]) -> list[str]:
 
 def render_plan_text(plan: dict) -> str:
     """The text view of a plan, with the section on the saved workflows it calls."""
-    from dwf.compiler.plan.text import render_text  # deferred: start-up (networkx)
-
     return render_text(plan) + "".join(line + "\n" for line in called_section(plan.get("workflows") or []))
 
 

@@ -50,6 +50,8 @@ class SavedWorkflowError(Exception):
 
 @dataclass(frozen=True)
 class SavedWorkflow:
+    """SavedWorkflow: one saved workflow as `list_saved` and `find_saved` describe it."""
+
     name: str
     scope: str  # "project" | "global"
     path: Path
@@ -64,10 +66,12 @@ class SavedWorkflow:
 
 
 def project_dir(workspace: Path) -> Path:
+    """The folder of the workspace's project workflows."""
     return Path(workspace) / ".dwf" / "workflows"
 
 
 def global_dir() -> Path:
+    """The folder of the global workflows (`$DWF_HOME/workflows`)."""
     return dwf_home() / "workflows"
 
 

@@ -15,7 +15,6 @@ in-memory journal, no artifact store and no control directory, so no `.dwf/` fol
 
 from __future__ import annotations
 
-import json
 import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -32,9 +31,11 @@ from dwf.compiler.rules.meta import MissingMeta
 from dwf.compiler.source import SourceFile
 from dwf.compiler.plan.statics import iter_nodes
 
+from dwf.runtime.engine import Engine, StartError, StartRequest
 from dwf.runtime.journal.store import MemoryJournal
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.ports.world import RUN_TIMEOUT_DEFAULT_S, LocalWorld
+from dwf.runtime.values.plain_json import to_plain
 
 # The meta block a snippet without one runs under. It is appended after the snippet's last line,
 # so it shifts no line of the snippet.
@@ -130,8 +131,6 @@ async def eval_snippet(source: str, workspace: Path, *, name: str = "<snippet>",
     """Run `source` in `workspace` and return its value. The caller has approved the commands
     `check_snippet(source).commands` beforehand; nothing is asked here. `on_log` sees each
     `log()` line as it happens (they are collected in the result either way)."""
-    from dwf.runtime.engine.engine import Engine, StartError, StartRequest
-
     compiled = compile_snippet(source, name)
     diagnostics = [d.to_json() for d in compiled.diagnostics]
     if compiled.program is None:
@@ -168,18 +167,11 @@ async def eval_snippet(source: str, workspace: Path, *, name: str = "<snippet>",
         outcome = await run.result
     common = {"diagnostics": diagnostics, "logs": logs, "commands_run": world.ran}
     if outcome.status == "completed":
-        return SnippetResult("completed", value=_json(outcome.value), **common)
+        return SnippetResult("completed", value=to_plain(outcome.value), **common)
     if timed_out:
         error = f"the snippet did not finish within {timeout_s:g} seconds and was stopped"
         return SnippetResult("errored", error=error, **common)
     return SnippetResult("errored", error=outcome.error, traceback=outcome.traceback, **common)
-
-
-def _json(value: Any) -> Any:
-    """The value as plain JSON data (records become objects)."""
-    from dwf.runtime.cli.progress import dumps
-
-    return json.loads(dumps(value))
 
 
 class _NotingWorld(LocalWorld):

@@ -24,9 +24,10 @@ was started by this layer, was not stopped by a user, and the new script runs no
 those approved for it (the last condition is ours: without it an amend could run commands no
 person approved).
 
-Saved workflows called inline (`await workflow(name)`) are resolved before approval (an unknown,
-broken or nesting one refuses the call, `saved.resolve_called`); the approval text lists them,
-and their commands join the approved command set the engine and the world enforce.
+Each submitted script is prepared once (`host.session`, `engine.prepare`): it and the saved
+workflows it calls inline (`await workflow(name)`) compile once, before approval (an unknown,
+broken or nesting one refuses the call); the approval text lists them, and their commands join
+the approved command set the engine and the world enforce.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from dwf.runtime.host.saved import (SavedWorkflowError, global_dir, list_saved, 
 from dwf.runtime.host.session import WorkspaceSession
 from dwf.runtime.host.snippets import check_snippet, eval_snippet
 from dwf.runtime.journal.store import JournalError
+from dwf.runtime.ports.agent_definitions import check_agent_types
 from dwf.runtime.ports.models import available_models
 from dwf.runtime.ports.questions import AnswerError, write_answer
 from dwf.runtime.tools.definitions import (DEFINITIONS, TOOL_NAMES, ApprovalPending, ApprovalRequest, ApprovalUnavailable,
@@ -176,8 +178,6 @@ class ToolLayer:
     # CreateWorkflow -------------------------------------------------------------------------
 
     async def _create_workflow(self, arguments: dict, approver: Approver | None) -> dict:
-        from dwf.runtime.ports.agent_definitions import check_agent_types  # deferred: start-up
-
         source = self._source(arguments, ("script", "path", "saved"))
         given = arguments.get("args") or {}
         prepared = self._prepare(source, given)

@@ -172,7 +172,8 @@ def cmd_plan(args) -> int:
     if problems:
         raise _usage("; ".join(problems))
     graphs = build_graphs(result.program, result.source)
-    plan = plan_with_called(build_plan(result, values, tuple(given or ()), graphs=graphs), called, sources)
+    plan = plan_with_called(build_plan(result, values, tuple(given or ()), graphs=graphs), result.program, called,
+                            sources)
     if args.format == "json":
         _write(args.output, render.dumps(plan))
     elif args.format == "html":

@@ -15,7 +15,7 @@ from typing import Mapping
 from dwf.compiler import ir
 from dwf.compiler.plan.text import render_text
 
-from dwf.runtime.engine import CalledSource, PreparedRun
+from dwf.runtime.engine import CalledSource, PreparedRun, run_commands
 from dwf.runtime.journal.store import RunRow
 from dwf.runtime.host.run_views import status_text
 
@@ -32,14 +32,14 @@ def called_entries(called: Mapping[str, ir.Program], sources: Mapping[str, Calle
     return entries
 
 
-def plan_with_called(plan: dict, called: Mapping[str, ir.Program], sources: Mapping[str, CalledSource]) -> dict:
-    """The plan of a script that calls saved workflows: its command set becomes the union with
-    theirs (the only commands the run may execute, TOOLS §2) and `workflows` lists them. A plan
-    of a script that calls none is returned unchanged."""
+def plan_with_called(plan: dict, program: ir.Program, called: Mapping[str, ir.Program],
+                     sources: Mapping[str, CalledSource]) -> dict:
+    """The plan of `program` when it calls saved workflows: its command set becomes the run's
+    (`run_commands`: the only commands the run may execute, TOOLS §2) and `workflows` lists
+    them. A plan of a script that calls none is returned unchanged."""
     if not called:
         return plan
-    commands = set(plan["commands"]).union(*(program.commands for program in called.values()))
-    return {**plan, "commands": sorted(commands), "workflows": called_entries(called, sources)}
+    return {**plan, "commands": sorted(run_commands(program, called)), "workflows": called_entries(called, sources)}
 
 
 def called_section(workflows: list[dict]) -> list[str]:
@@ -74,7 +74,7 @@ def prepared_plan(prepared: PreparedRun) -> dict:
     from dwf.compiler.plan.document import build_plan  # deferred: start-up (networkx)
 
     plan = build_plan(prepared.compiled, prepared.args, prepared.given)
-    return plan_with_called(plan, prepared.called, prepared.sources)
+    return plan_with_called(plan, prepared.program, prepared.called, prepared.sources)
 
 
 def plan_summary(prepared: PreparedRun, workspace: Path, *, agent: str | None, max_concurrency: int | None = None,

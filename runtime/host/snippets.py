@@ -31,7 +31,7 @@ from dwf.compiler.rules.meta import MissingMeta
 from dwf.compiler.source import SourceFile
 from dwf.compiler.plan.statics import iter_nodes
 
-from dwf.runtime.engine import Engine, StartError, StartRequest
+from dwf.runtime.engine import Engine, StartError, StartRequest, run_commands
 from dwf.runtime.journal.store import MemoryJournal
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.ports.world import RUN_TIMEOUT_DEFAULT_S, LocalWorld
@@ -149,7 +149,7 @@ async def eval_snippet(source: str, workspace: Path, *, name: str = "<snippet>",
             if on_log is not None:
                 on_log(logs[-1])
 
-    commands = frozenset(compiled.program.commands)
+    commands = run_commands(compiled.program, {})  # a snippet calls no saved workflow
     world = _NotingWorld(workspace, allowed_commands=commands)
     request = StartRequest(script=compiled.script, agent_port=_NoAgents(), path=name, journal=MemoryJournal(),
                            world=world, limits=limits or Limits(), listeners=[listen], approved_commands=commands)

@@ -1,5 +1,5 @@
 """One prepared run (issue #12, acceptance 5): `dwfc run`, `dwfc amend`, `dwfc resume` and the
-CreateWorkflow, AmendWorkflow and ResumeWorkflowRun tools compile each script once, and each
+CreateWorkflow and AmendWorkflow tools compile each script once, and each
 saved workflow it calls once, through `host/session.py` and `engine.prepare`. The count wraps
 the compiler's parse step, which every compile goes through (`compile_source`, `compile_bytes`)."""
 
@@ -15,6 +15,7 @@ import pytest
 from dwf.compiler import compile as compile_module
 from dwf.runtime.cli import main as cli
 from dwf.runtime.host.saved import save_workflow
+from dwf.runtime.journal.sqlite import SqliteJournal
 from dwf.runtime.tools import ToolLayer
 from dwf.runtime.tools.definitions import approve_all
 
@@ -81,6 +82,14 @@ def test_dwfc_run_amend_and_resume_compile_each_script_once(workspace, compiles,
     amended = dwfc(capsys, "amend", first["run_id"], "edited.dwf.py")
     assert amended["status"] == "completed"
     assert compiles == {"edited.dwf.py": 1, called_path(workspace): 1}
+
+    journal = SqliteJournal.for_workspace(workspace)  # as if it had been stopped before its end
+    journal.update_run(amended["run_id"], status="stopped", stop_reason="user")
+    journal.close()
+    compiles.clear()
+    resumed = cli.main(["resume", amended["run_id"], "--agent", "scripted:fixture.json", "--progress", "json"])
+    assert resumed == 0, capsys.readouterr()
+    assert compiles == {f"<run {amended['run_id']}>": 1, "<saved workflow greet>": 1}  # the pinned scripts
 
 
 def test_the_run_tools_compile_each_script_once(workspace, compiles):

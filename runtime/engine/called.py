@@ -95,18 +95,19 @@ def run_commands(program: ir.Program, called: Mapping[str, ir.Program]) -> froze
 
 
 class CalledWorkflowHost:
-    """What a called workflow's interpreter sees as its host: the calling run, with its sites,
-    actor names, phases and schemas put under the call (see the module docstring)."""
+    """CalledWorkflowHost: what a called workflow's interpreter sees as its host: the calling
+    run's host, with its sites, actor names, phases and schemas put under the call (see the
+    module docstring)."""
 
-    def __init__(self, run, name: str, call_site: str, call_key: str):
-        self.run = run
+    def __init__(self, host, name: str, call_site: str, call_key: str):
+        self.host = host  # the calling run's `RunHost`
         self.name = name
         self.prefix = call_key + "/"
         # Actor names of this call: `summarize/lead` for the only call, else the call's
         # occurrence (`summarize@2/lead`, `summarize/comp#1[3]/lead`) and, when several sites
         # call the workflow, the site (`summarize(workflow#2)/lead`): calls never share a name,
         # whatever order they run in.
-        sites = [site.id for site in run.program.sites if site.kind == "workflow" and site.detail == name]
+        sites = [site.id for site in host.program.sites if site.kind == "workflow" and site.detail == name]
         label = name if len(sites) == 1 else f"{name}({call_site})"
         self.actor_prefix = label + call_key.removeprefix(call_site) + "/"
 
@@ -115,44 +116,44 @@ class CalledWorkflowHost:
 
     def create_actor(self, site: str, key: str, name: str | None, system: str | None, model: str | None,
                      agent_type: str | None):
-        return self.run.create_actor(self.prefix + site, self.prefix + key, self.actor_prefix + name if name else None,
+        return self.host.create_actor(self.prefix + site, self.prefix + key, self.actor_prefix + name if name else None,
                                      system, model, agent_type)
 
     def ask(self, site: str, key: str, actor, instructions: str, schema_key: str | None, label: str | None):
-        return self.run.ask(self.prefix + site, self.prefix + key, actor, instructions, self._schema(schema_key), label)
+        return self.host.ask(self.prefix + site, self.prefix + key, actor, instructions, self._schema(schema_key), label)
 
     def ask_inputs(self, actor, instructions: str, schema_key: str | None) -> dict:
-        return self.run.ask_inputs(actor, instructions, self._schema(schema_key))
+        return self.host.ask_inputs(actor, instructions, self._schema(schema_key))
 
     def replay_now(self, site: str, key: str, kind: str, inputs) -> tuple[bool, Any]:
-        return self.run.replay_now(self.prefix + site, self.prefix + key, kind, inputs)
+        return self.host.replay_now(self.prefix + site, self.prefix + key, kind, inputs)
 
     def world_read(self, site: str, key: str, op: str, arguments: list):
-        return self.run.world_read(self.prefix + site, self.prefix + key, op, arguments)
+        return self.host.world_read(self.prefix + site, self.prefix + key, op, arguments)
 
     def world_run(self, site: str, key: str, cmd: str, arguments: list[str], timeout_s: float):
-        return self.run.world_run(self.prefix + site, self.prefix + key, cmd, arguments, timeout_s)
+        return self.host.world_run(self.prefix + site, self.prefix + key, cmd, arguments, timeout_s)
 
     def report(self, site: str, key: str, item: Any, artifact: str | None) -> None:
-        self.run.report(self.prefix + site, self.prefix + key, item, artifact)
+        self.host.report(self.prefix + site, self.prefix + key, item, artifact)
 
     def publish_artifact(self, site: str, key: str, kind: str, values: dict):
-        return self.run.publish_artifact(self.prefix + site, self.prefix + key, kind, values)
+        return self.host.publish_artifact(self.prefix + site, self.prefix + key, kind, values)
 
     def declare_artifact(self, site: str, key: str, kind: str, artifact_id: str, spec: Any) -> None:
-        self.run.declare_artifact(self.prefix + site, self.prefix + key, kind, artifact_id, spec)
+        self.host.declare_artifact(self.prefix + site, self.prefix + key, kind, artifact_id, spec)
 
     def enter_phase(self, name: str) -> None:
-        self.run.enter_phase(f"{self.name}: {name}")
+        self.host.enter_phase(f"{self.name}: {name}")
 
     def log(self, message: str) -> None:
-        self.run.log(message)
+        self.host.log(message)
 
     def budget_total(self) -> int | None:
-        return self.run.budget_total()
+        return self.host.budget_total()
 
     def budget_spent(self) -> int:
-        return self.run.budget_spent()
+        return self.host.budget_spent()
 
     async def workflow(self, site: str, key: str, name: str, arguments: dict) -> Any:
         raise FatalError("NestedWorkflow", "saved workflows run one level deep")  # refused at start already

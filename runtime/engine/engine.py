@@ -146,21 +146,22 @@ class Run:
         cache = request.imported_cache
         if cache is None and stored is not None and stored.resumed_from:
             cache = _rebuild_cache(self.journal, stored.resumed_from)
-        caps = {"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": budget}
-        try:
-            if control_dir is None:
-                replay = self._claim(stored, caps)
-            else:
-                with control.claim_lock(control_dir):
-                    replay = self._claim(stored, caps)
-                    control.write_owner(control_dir, self.id)
-                    control.clear_cancel(control_dir, self.id)
-        except (JournalError, OSError) as failure:
-            raise StartError([str(failure)]) from None
+        replay: dict = {}  # filled by the claim of a resume
         ports = RunPorts(request.agent_port, request.world, request.artifacts, request.questions)
         self.host = RunHost(self.id, prepared, ports, journal=self.journal, events=self.events,
                             committer=self.committer, limits=request.limits, max_concurrency=max_concurrency,
                             max_agents=max_agents, budget=budget, usage=usage, replay=replay, cache=cache)
+        caps = {"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": budget}
+        try:
+            if control_dir is None:
+                replay.update(self._claim(stored, caps))
+            else:
+                with control.claim_lock(control_dir):
+                    replay.update(self._claim(stored, caps))
+                    control.write_owner(control_dir, self.id)
+                    control.clear_cancel(control_dir, self.id)
+        except (JournalError, OSError) as failure:
+            raise StartError([str(failure)]) from None
 
     def _claim(self, stored: RunRow | None, caps: dict) -> dict:
         """Record the run as `running`: a new row, or the resumed one if it is still stopped (a

@@ -112,11 +112,9 @@ class WorkspaceSession:
                 listeners: list[Listener] | None = None, max_concurrency: int | None = None,
                 budget: int | None = None) -> StartRequest:
         """The start request of a prepared run: the world may run exactly its approved commands."""
-        return StartRequest(
-            agent_port=port, prepared=prepared, journal=self.journal, run_id=run_id, control_dir=self.control,
-            world=LocalWorld(self.root, allowed_commands=prepared.commands), artifacts=ArtifactStore(self.root),
-            questions=(questions or self._file_questions)(run_id), listeners=list(listeners or []),
-            max_concurrency=max_concurrency, budget=budget)
+        return StartRequest(agent_port=port, prepared=prepared, journal=self.journal, run_id=run_id,
+                            control_dir=self.control, listeners=list(listeners or []), max_concurrency=max_concurrency,
+                            budget=budget, **self._ports(prepared, run_id, questions))
 
     def start(self, engine: Engine, prepared: PreparedRun, port: AgentPort, *, run_id: str | None = None,
               **options) -> Run:
@@ -130,9 +128,10 @@ class WorkspaceSession:
         """Amend run `row` with a prepared script (see `host/amend.py`). Raises `StartError`."""
         new_id = new_run_id()
         return await amend(engine, row.id, prepared, journal=self.journal, agent_port=port, control_dir=self.control,
-                           world=LocalWorld(self.root, allowed_commands=prepared.commands),
-                           artifacts=ArtifactStore(self.root), questions=(questions or self._file_questions)(new_id),
-                           listeners=list(listeners or []), new_id=new_id)
+                           listeners=list(listeners or []), new_id=new_id, **self._ports(prepared, new_id, questions))
 
-    def _file_questions(self, run_id: str) -> QuestionPort:
-        return FileQuestions(self.root, run_id)
+    def _ports(self, prepared: PreparedRun, run_id: str, questions: QuestionsFor | None) -> dict:
+        """The world, artifact store and question port of one run."""
+        return {"world": LocalWorld(self.root, allowed_commands=prepared.commands),
+                "artifacts": ArtifactStore(self.root),
+                "questions": questions(run_id) if questions else FileQuestions(self.root, run_id)}

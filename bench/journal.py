@@ -32,7 +32,7 @@ use_project_interpreter(__file__)
 import anyio  # noqa: E402
 
 from run import throughput_script  # noqa: E402  (bench/run.py: the same 10,000-ask script)
-from dwf.runtime.engine.engine import Engine, StartRequest  # noqa: E402
+from dwf.runtime.engine import Engine, StartRequest  # noqa: E402
 from dwf.runtime.ports.protocols import NUDGE_MESSAGE, Usage  # noqa: E402
 from dwf.runtime.ports.scripted import ScriptedAgentPort, parse_fixture  # noqa: E402
 from dwf.runtime.journal.sqlite import SqliteJournal  # noqa: E402

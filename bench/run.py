@@ -35,7 +35,7 @@ use_project_interpreter(__file__)
 
 import anyio  # noqa: E402
 
-from dwf.runtime.engine.engine import Engine, StartRequest  # noqa: E402
+from dwf.runtime.engine import Engine, StartRequest  # noqa: E402
 from dwf.runtime.ports.scripted import ScriptedAgentPort, parse_fixture  # noqa: E402
 from dwf.runtime.interpreter.interpreter import Interpreter  # noqa: E402
 from dwf.compiler.compile import compile_source  # noqa: E402

@@ -1,4 +1,4 @@
-"""This module defines `drive`, which runs one start request to settlement for the command line:
+"""This module defines `drive`, which runs one run to settlement for the command line:
 SIGINT/SIGTERM stop the run as `stopped(interrupted)` (it settles within its grace period),
 and a live terminal status line is refreshed while it runs. `dwfc run`, `resume` and `amend`
 share it."""
@@ -6,23 +6,21 @@ share it."""
 from __future__ import annotations
 
 import signal
+from typing import Awaitable, Callable
 
 import anyio
 
-from typing import Awaitable, Callable
-
-from dwf.runtime.engine.engine import Engine, Run, RunResult, StartError, StartRequest
+from dwf.runtime.engine import Engine, Run, RunOutcome
 
 
-async def drive(start: StartRequest | Callable[[Engine], Awaitable[Run]], progress) -> RunResult | list[str]:
-    """Start a run (a request, or a coroutine function that starts one on the engine, as amend
-    does) and return its result, or the problems when the engine refuses to start it."""
+async def drive(start: Callable[[Engine], Run | Awaitable[Run]], progress) -> RunOutcome:
+    """Start a run with `start(engine)` (which may be a coroutine function, as amend is) and
+    return its outcome; a `StartError` from `start` leaves it (nothing ran)."""
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with Engine() as engine:
-            try:
-                run = engine.start(start) if isinstance(start, StartRequest) else await start(engine)
-            except StartError as error:
-                return list(error.problems)
+            run = start(engine)
+            if not isinstance(run, Run):
+                run = await run
 
             async def stop_on_signal():
                 async for _ in signals:

@@ -23,6 +23,7 @@ from dwf.runtime.cli.check import compile_path
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, UsageError
 from dwf.runtime.cli.options import RUN_ARGS
 from dwf.runtime.cli.run import isatty, read_run_args
+from dwf.runtime.host.saved import resolve_called
 from dwf.runtime.ports.agent_definitions import check_agent_types
 
 # The analyses and renderers (networkx, graphviz) and the engine's argument check are imported
@@ -113,8 +114,8 @@ def cmd_plan(args) -> int:
     from dwf.compiler.plan.graphs import build_graphs  # deferred: start-up
     from dwf.compiler.plan.html import render_html  # deferred: start-up
     from dwf.runtime.engine.arguments import ArgumentError, validate_args  # deferred: start-up
-    # Still in cli/main.py on this branch; the session branch moves them below the CLI (host/).
-    from dwf.runtime.cli.main import plan_with_called, render_plan_text, resolve_workflows
+    from dwf.runtime.engine.called import compile_called  # deferred: start-up
+    from dwf.runtime.host.approval import plan_with_called, render_plan_text  # deferred: start-up
 
     result = _compile(args.file)
     given = read_run_args(args.args)
@@ -132,11 +133,14 @@ def cmd_plan(args) -> int:
             count = len(error.problems)
             raise UsageError(f"{count} problem{'s' if count != 1 else ''} with --args: " + "; ".join(error.problems)) from None
     problems = check_agent_types(result.program, Path.cwd())  # LANGUAGE §6.1: an error when planned
-    called = resolve_workflows(result.program, Path.cwd(), problems)  # the saved workflows it calls, as `run` would
+    sources = resolve_called(result.program, Path.cwd())  # the saved workflows it calls, as `run` would
+    called, called_problems = compile_called(result.program, sources)
+    problems += called_problems
     if problems:
         raise UsageError("; ".join(problems))
     graphs = build_graphs(result.program, result.source)
-    plan = plan_with_called(build_plan(result, values, tuple(given or ()), graphs=graphs), called)
+    plan = plan_with_called(build_plan(result, values, tuple(given or ()), graphs=graphs), result.program, called,
+                            sources)
     if args.format == "json":
         _write(args.output, render.dumps(plan))
     elif args.format == "html":

@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import sys
 import time
-import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
 from dwf.compiler import render
-from dwf.compiler.compile import compile_source
-from dwf.runtime.cli.check import compile_path
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
 from dwf.runtime.cli.options import APPROVE, RERUN_AGENT, WORKSPACE, own_options
 from dwf.runtime.cli.progress import make_progress
 from dwf.runtime.cli.run import confirm, report_usage_problems, workspace_root
+from dwf.runtime.cli.run import question_port, settle
+from dwf.runtime.host import run_views
 from dwf.runtime.journal import control as service
 from dwf.runtime.journal.store import JournalError
 from dwf.runtime.statedir import StateDir
@@ -123,11 +122,11 @@ def _resolve(journal, reference: str):
     if journal is None:
         raise UsageError(f"no run matches {reference!r}: this workspace has no runs yet")
     try:
-        return service.resolve_run(journal, reference)
-    except service.RunLookupError as error:
+        return run_views.resolve_run(journal, reference)
+    except run_views.RunLookupError as error:
         if error.candidates:
             lines = [str(error) + ":"]
-            lines += [f"  {row.id}  {service.status_text(row)}  {(row.meta or {}).get('name') or ''}".rstrip()
+            lines += [f"  {row.id}  {run_views.status_text(row)}  {(row.meta or {}).get('name') or ''}".rstrip()
                       for row in error.candidates]
             raise UsageError("\n".join(lines)) from None
         raise UsageError(str(error)) from None
@@ -140,7 +139,7 @@ def _resolve(journal, reference: str):
 
 def cmd_runs(args) -> int:
     with _opened(args) as (journal, _):
-        rows = [service.run_summary(journal, row) for row in journal.list_runs(args.limit)] if journal else []
+        rows = [run_views.run_summary(journal, row) for row in journal.list_runs(args.limit)] if journal else []
     if args.json:
         sys.stdout.write(dumps(rows) + "\n")
         return EXIT_OK
@@ -148,8 +147,8 @@ def cmd_runs(args) -> int:
         print("no runs in this workspace", file=sys.stderr)
         return EXIT_OK
     header = ("ID", "NAME", "STATUS", "STARTED", "DURATION", "ASKS", "TOKENS")
-    table = [header] + [(r["id"], r["name"] or "-", service.status_text(r), (r["started"] or "-")[:19].replace("T", " "),
-                         service.format_duration(r["duration_s"]), str(r["asks"]), f"{r['tokens']:,}") for r in rows]
+    table = [header] + [(r["id"], r["name"] or "-", run_views.status_text(r), (r["started"] or "-")[:19].replace("T", " "),
+                         run_views.format_duration(r["duration_s"]), str(r["asks"]), f"{r['tokens']:,}") for r in rows]
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
     for line in table:
         sys.stdout.write("  ".join(cell.ljust(widths[i]) if i < 4 else cell.rjust(widths[i])
@@ -159,14 +158,14 @@ def cmd_runs(args) -> int:
 
 def cmd_show(args) -> int:
     with _opened(args) as (journal, _):
-        data = service.snapshot(journal, _resolve(journal, args.run))
+        data = run_views.snapshot(journal, _resolve(journal, args.run))
     if args.json:
         sys.stdout.write(dumps(data) + "\n")
         return EXIT_OK
     out = [f"Run {data['id']}" + (f"  {data['name']}" if data["name"] else ""),
-           f"  Status: {service.status_text(data)}" + ("  (resumable: dwfc resume " + data["id"] + ")"
+           f"  Status: {run_views.status_text(data)}" + ("  (resumable: dwfc resume " + data["id"] + ")"
                                                         if data["resumable"] else ""),
-           f"  Started: {data['started'] or '-'}   Duration: {service.format_duration(data['duration_s'])}",
+           f"  Started: {data['started'] or '-'}   Duration: {run_views.format_duration(data['duration_s'])}",
            f"  Usage: {data['tokens']:,} output tokens, {data['asks']} asks"]
     if data["amended_from"]:
         out.append(f"  Amends: {data['amended_from']}")
@@ -243,7 +242,7 @@ def cmd_cancel(args) -> int:
     try:
         row = _resolve(journal, args.run)
         if row.status != "running":
-            raise UsageError(f"run {row.id} is not running (it is {service.status_text(row)}); nothing to cancel")
+            raise UsageError(f"run {row.id} is not running (it is {run_views.status_text(row)}); nothing to cancel")
         service.request_cancel(control, row.id)
         if args.wait <= 0:
             print(f"dwfc: asked run {row.id} to stop", file=sys.stderr)
@@ -256,7 +255,7 @@ def cmd_cancel(args) -> int:
                 break
             service.reconcile(journal, control)
         if current is not None and current.status != "running":
-            print(f"dwfc: run {row.id} is {service.status_text(current)}", file=sys.stderr)
+            print(f"dwfc: run {row.id} is {run_views.status_text(current)}", file=sys.stderr)
             return EXIT_OK
         print(f"dwfc: asked run {row.id} to stop; it has not settled yet (`dwfc show {row.id}` tells when it has)",
               file=sys.stderr)
@@ -270,85 +269,47 @@ def cmd_cancel(args) -> int:
 
 
 def cmd_resume(args) -> int:
-    from dwf.runtime.cli.main import _load_agent_port
+    from dwf.runtime.host.session import WorkspaceSession  # deferred: start-up
 
     with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
-    problems = service.resume_problems(row)
-    if problems:
-        raise UsageError("; ".join(problems))
     root = workspace_root(args)
-    path = f"<run {row.id}>"
-    compiled = compile_source(row.script, path)
-    if compiled.program is None:
+    session = WorkspaceSession(root, agent=args.agent, model=getattr(args, "model", None),
+                               actor_tools=getattr(args, "actor_tools", None))
+    prepared = session.prepare_resume(row)  # the script and saved workflows pinned when it started
+    if prepared.compiled is None:  # not resumable
+        raise UsageError("; ".join(prepared.problems))
+    if prepared.program is None:
         raise UsageError(f"run {row.id} cannot be resumed: its script no longer compiles with this dwf; amend it instead")
     problems = []
-    options = {name: getattr(args, name) for name in ("model", "actor_tools") if getattr(args, name, None)}
-    port = _load_agent_port(args.agent, problems, root, **options)
+    port = session.open_port(problems)
     if problems:
         return report_usage_problems(problems)
     progress = make_progress(args.progress)
-    outcome = _execute_resume(compiled.program, row, path, port, root, progress, args)
+    outcome = _execute_resume(session, prepared, port, progress, args)
     if isinstance(outcome, list):
         return report_usage_problems(outcome)
     progress.finish(outcome)
     return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
 
 
-def _execute_resume(program, row, path: str, port, root: Path, progress, args):
-    """Resume to settlement (mirrors `cli._execute_run`); the RunResult, or the refusal problems."""
-    import anyio
-
-    from dwf.runtime.cli import main as cli
-    from dwf.runtime.ports.artifacts import ArtifactStore
-    from dwf.runtime.cli.driver import drive
-    from dwf.runtime.engine.engine import StartRequest
-    from dwf.runtime.host.saved import pinned_commands
-    from dwf.runtime.ports.world import LocalWorld
-
-    # The engine runs the saved workflows pinned when the run started; their commands were approved then.
-    commands = frozenset(program.commands) | pinned_commands(row.workflows)
-
-    async def run_with(journal):
-        request = StartRequest(
-            script=row.script, agent_port=port, path=path, journal=journal, run_id=row.id, resume=True,
-            world=LocalWorld(root, allowed_commands=commands),
-            artifacts=ArtifactStore(root),
-            questions=_questions(cli, progress, root, row.id, args),
-            listeners=[progress], control_dir=StateDir(root).runs)
-        return await drive(request, progress)
-
-    return anyio.run(_with_journal, root, run_with)
+def _execute_resume(session, prepared, port, progress, args):
+    """Resume to settlement through the workspace session; the RunOutcome, or the refusal problems."""
+    return settle(session, progress, lambda engine: session.start(
+        engine, prepared, port, questions=_questions(session, progress, args), listeners=[progress]))
 
 
-async def _with_journal(root: Path, body):
-    """`await body(journal)` with the workspace's journal open; the problem when it cannot open."""
-    from dwf.runtime.journal.sqlite import SqliteJournal  # deferred: start-up
-
-    try:
-        journal = SqliteJournal.for_workspace(root)
-    except JournalError as error:
-        return [str(error)]
-    try:
-        return await body(journal)
-    finally:
-        journal.close()
-
-
-def _questions(cli, progress, root: Path, run_id: str, args):
-    """The same question port `dwfc run` uses (terminal, or files for `dwfc answer`)."""
-    port_for = getattr(cli, "_question_port", None)
-    if port_for is not None:
-        return port_for(progress, root, run_id, args)
-    return cli._TerminalQuestions(progress) if cli._isatty(sys.stdin) else None
-
+def _questions(session, progress, args):
+    """The same question ports `dwfc run` uses (terminal, or files for `dwfc answer`), by run id."""
+    return lambda run_id: question_port(progress, session.root, run_id, args)
 
 
 # ---------------------------------------------------------------- amend
 
 
 def cmd_amend(args) -> int:
-    from dwf.runtime.cli.main import _load_agent_port, called_section, resolve_workflows
+    from dwf.runtime.host.approval import amend_summary  # deferred: start-up
+    from dwf.runtime.host.session import WorkspaceSession  # deferred: start-up
 
     with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
@@ -356,58 +317,35 @@ def cmd_amend(args) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"no such script: {path}")
-    compiled = compile_path(path)
-    if compiled.program is None:
-        sys.stderr.write(render.render_full(compiled))
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    session = WorkspaceSession(root, agent=args.agent, model=getattr(args, "model", None),
+                               actor_tools=getattr(args, "actor_tools", None))
+    prepared = session.prepare(data, str(path), dict(row.args or {}))  # the run's args are kept
+    if prepared.program is None:
+        sys.stderr.write(render.render_full(prepared.compiled))
         print("dwfc: error: the script has errors; the run was not amended", file=sys.stderr)
         return EXIT_ERRORS
-    problems: list[str] = []
-    called = resolve_workflows(compiled.program, root, problems)
-    options = {name: getattr(args, name) for name in ("model", "actor_tools") if getattr(args, name, None)}
-    port = _load_agent_port(args.agent, problems, root, **options)
+    problems = prepared.problems[len(prepared.argument_problems):]  # the saved workflows it calls
+    port = session.open_port(problems)
     if problems:
         return report_usage_problems(problems)
     if args.progress == "text" or not args.yes:
-        live = " (it is running: it will be stopped as superseded)" if row.status == "running" else ""
-        commands = ", ".join(sorted(called.approved_commands(compiled.program))) or "none"
-        section = "".join(line + "\n" for line in called_section(called.to_json()))
-        sys.stderr.write(f"Amend run {row.id} ({service.status_text(row)}){live}\n"
-                         f"  Script: {path}\n  Workspace: {root}\n  Agent: {args.agent}\n  Commands: {commands}\n"
-                         + section)
+        sys.stderr.write(amend_summary(row, prepared, root, agent=args.agent))
     if not args.yes and not confirm("Amend this run?", "pass --yes to approve"):
         return EXIT_USAGE
     progress = make_progress(args.progress)
-    outcome = _execute_amend(compiled.program, compiled.source.text, row, str(path), port, root, progress, args,
-                             called)
+    outcome = _execute_amend(session, row, prepared, port, progress, args)
     if isinstance(outcome, list):
         return report_usage_problems(outcome)
     progress.finish(outcome)
     return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
 
 
-def _execute_amend(program, script: str, row, path: str, port, root: Path, progress, args, called):
-    """Amend to settlement (mirrors `_execute_resume`); the RunResult, or the refusal problems.
-    The saved workflows the new script `called` are pinned with the new run."""
-    import anyio
-
-    from dwf.runtime.cli import main as cli
-    from dwf.runtime.host.amend import amend
-    from dwf.runtime.ports.artifacts import ArtifactStore
-    from dwf.runtime.cli.driver import drive
-    from dwf.runtime.ports.world import LocalWorld
-
-    new_id = f"dwfrun-{uuid.uuid4().hex}"
-    commands = called.approved_commands(program)
-
-    async def run_with(journal):
-        async def start(engine):
-            return await amend(
-                engine, row.id, script, journal=journal, agent_port=port, path=path,
-                control_dir=StateDir(root).runs,
-                world=LocalWorld(root, allowed_commands=commands),
-                artifacts=ArtifactStore(root), questions=_questions(cli, progress, root, new_id, args),
-                listeners=[progress], approved_commands=commands, workflows=called.scripts, new_id=new_id)
-
-        return await drive(start, progress)
-
-    return anyio.run(_with_journal, root, run_with)
+def _execute_amend(session, row, prepared, port, progress, args):
+    """Amend to settlement through the workspace session; the RunOutcome, or the refusal problems.
+    The saved workflows the new script calls are pinned with the new run."""
+    return settle(session, progress, lambda engine: session.amend(
+        engine, row, prepared, port, questions=_questions(session, progress, args), listeners=[progress]))

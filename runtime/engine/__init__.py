@@ -1,16 +1,25 @@
-"""The engine: the run contract (RUNTIME §1) and the effect host the interpreter calls.
+"""The engine: the run contract (RUNTIME §1), below the host services and above the interpreter,
+the journal and the ports. It imports no host, tool or command-line module.
 
-- `engine.py`: `Engine`, `Run` and the effect host.
-- `request.py`: `StartRequest`, `StartError` and `RunResult`.
-- `ask.py`: the engine's side of one ask (`AskChannel`, `run_ask`).
+- `prepare.py`: `prepare` and `prepare_resume`, which compile a script once and check
+  everything a run needs (`PreparedRun`); `resume_problems`.
+- `engine.py`: `Engine` and the lifecycle of a `Run` (start, cancel, grace, settle).
+- `run_host.py`: `RunHost`, the effect host the interpreter calls (asks, world, reports,
+  artifacts, saved workflows, escalations).
+- `commits.py`: `GroupCommitter`, the engine's half of group commit.
+- `request.py`: `StartRequest`, `StartError` and `RunOutcome`.
+- `ask.py`: the engine's side of one ask (`AskSession`, `run_ask`, `schema_violations`).
+- `import_cache.py`: `ImportedCache`, what an amended run imports from its predecessor.
+- `called.py`: saved workflows called inline (`compile_called`, `run_commands`, `CalledWorkflowHost`).
 - `events.py`: run events and their delivery (`EventBus`).
 - `arguments.py`: run-argument validation against `meta["args"]`.
-- `called.py`: saved workflows called inline (`await workflow(name, args)`).
-
-The package re-exports the engine's public names, so `from dwf.runtime.engine import Engine` keeps working.
 """
 
+from dwf.runtime.engine.called import CalledSource, run_commands
 from dwf.runtime.engine.engine import Engine, Run
-from dwf.runtime.engine.request import RunResult, StartError, StartRequest
+from dwf.runtime.engine.import_cache import ImportedCache
+from dwf.runtime.engine.prepare import PreparedRun, prepare, prepare_resume, resume_problems
+from dwf.runtime.engine.request import RunOutcome, StartError, StartRequest
 
-__all__ = ["Engine", "Run", "RunResult", "StartError", "StartRequest"]
+__all__ = ["CalledSource", "Engine", "ImportedCache", "PreparedRun", "Run", "RunOutcome", "StartError", "StartRequest",
+           "prepare", "prepare_resume", "resume_problems", "run_commands"]

@@ -10,12 +10,15 @@ from dwf.grammar.meta import Meta, value_matches_arg_type
 
 
 class ArgumentError(Exception):
+    """ArgumentError: the given run arguments do not fit meta's `args`; `problems` lists each."""
+
     def __init__(self, problems: list[str]):
         super().__init__("; ".join(problems))
         self.problems = problems
 
 
 def validate_args(meta: Meta, given: dict[str, Any]) -> dict[str, Any]:
+    """The run's arguments: `given`, checked against meta's `args`, with defaults filled in."""
     declared = meta.get("args", {})
     problems: list[str] = []
     values: dict[str, Any] = {}

@@ -1,12 +1,15 @@
-"""This module defines the engine's side of one ask (RUNTIME §2): `AskChannel`, which a port
-uses to submit typed results (validated against the ask's schema, with up to three repairs),
-escalate questions, report progress and usage, and say a tool touched the workspace; and
-`run_ask`, the turn-and-nudge loop that turns a port's turns into the ask's outcome."""
+"""This module defines the engine's side of one ask (RUNTIME §2): `AskSession`, the
+`ports.AskChannel` a port uses to submit typed results (validated against the ask's schema, with
+up to three repairs), escalate questions, report progress and usage, and say a tool touched the
+workspace; `run_ask`, the turn-and-nudge loop that turns a port's turns into the ask's outcome;
+and `schema_violations`, the one formatter of jsonschema errors (`$.path: message`)."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Awaitable, Callable
+
+import jsonschema
 
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.ports.protocols import NUDGE_MESSAGE, AgentPort, AskError, AskRequest, Usage, Verdict
@@ -16,11 +19,18 @@ NUDGE_ATTEMPTS = 1
 MAX_ESCALATIONS_PER_ASK = 3
 
 
-class AskChannel:
-    """The engine side of one ask: validates submissions, counts repairs, relays usage."""
+class AskSession:
+    """AskSession: the engine side of one ask. It validates submissions with `validator` (None
+    for an untyped ask), counts repairs, adds usage to the run's `usage_sink`, emits progress
+    through `emit`, relays questions to `escalate(request, question, context, number)` and calls
+    `on_touched()` when a tool modified the workspace."""
 
-    def __init__(self, run, request: AskRequest, schema_key: str | None):
-        self.run, self.request, self.schema_key = run, request, schema_key
+    def __init__(self, request: AskRequest, validator: jsonschema.protocols.Validator | None, *,
+                 emit: Callable[..., Any], usage_sink: Usage,
+                 escalate: Callable[[AskRequest, str, str | None, int], Awaitable[str]],
+                 on_touched: Callable[[], None]):
+        self.request, self.validator = request, validator
+        self.emit, self.usage_sink, self.escalate_to, self.on_touched = emit, usage_sink, escalate, on_touched
         self.accepted = False
         self.exhausted = False
         self.value: Any = None
@@ -31,18 +41,18 @@ class AskChannel:
         self.touched = False
 
     async def submit(self, value: Any) -> Verdict:
-        if self.schema_key is None:
+        if self.validator is None:
             return Verdict(True)
         if self.accepted:
             return Verdict(True, final=True)
-        violations = schema_violations(self.run.validator(self.schema_key), value)
+        violations = schema_violations(self.validator, value)
         if violations and isinstance(value, str):
             try:
                 parsed = json.loads(value)
             except ValueError:
                 parsed = None
             if parsed is not None:
-                parsed_violations = schema_violations(self.run.validator(self.schema_key), parsed)
+                parsed_violations = schema_violations(self.validator, parsed)
                 if not parsed_violations:
                     value, violations = parsed, []
                 else:
@@ -55,8 +65,8 @@ class AskChannel:
         if self.rejections > REPAIR_ATTEMPTS:
             self.exhausted = True
             return Verdict(False, violations, final=True)
-        self.run.events.emit("node-progress", site=self.request.site, key=self.request.key,
-                             message=f"repairing ({self.rejections}/{REPAIR_ATTEMPTS})", violations=violations)
+        self.emit("node-progress", site=self.request.site, key=self.request.key,
+                  message=f"repairing ({self.rejections}/{REPAIR_ATTEMPTS})", violations=violations)
         return Verdict(False, violations)
 
     async def escalate(self, question: str, context: str | None = None) -> str:
@@ -64,25 +74,25 @@ class AskChannel:
         if self.escalations > MAX_ESCALATIONS_PER_ASK:
             return (f"You have asked {MAX_ESCALATIONS_PER_ASK} questions in this task, the most allowed. "
                     "Proceed on your own best judgement.")
-        return await self.run.escalate(self.request, question, context, self.escalations)
+        return await self.escalate_to(self.request, question, context, self.escalations)
 
     def progress(self, message: str, **info: Any) -> None:
-        self.run.events.emit("node-progress", site=self.request.site, key=self.request.key, message=message, **info)
+        self.emit("node-progress", site=self.request.site, key=self.request.key, message=message, **info)
 
     def usage(self, usage: Usage) -> None:
         self.ask_usage.add(usage)
-        self.run.usage.add(usage)
-        self.run.events.emit("usage-updated", site=self.request.site, key=self.request.key, ask=usage.to_json(),
-                             run=self.run.usage.to_json())
+        self.usage_sink.add(usage)
+        self.emit("usage-updated", site=self.request.site, key=self.request.key, ask=usage.to_json(),
+                  run=self.usage_sink.to_json())
 
     def touched_world(self) -> None:
         self.touched = True
-        self.run.close_import_cache("ask", site=self.request.site, key=self.request.key, actor=self.request.actor.name)
-        self.run.events.emit("node-progress", site=self.request.site, key=self.request.key, message="modified the workspace",
-                             touched_world=True)
+        self.on_touched()
+        self.emit("node-progress", site=self.request.site, key=self.request.key, message="modified the workspace",
+                  touched_world=True)
 
 
-async def run_ask(port: AgentPort, request: AskRequest, channel: AskChannel) -> Any:
+async def run_ask(port: AgentPort, request: AskRequest, channel: AskSession) -> Any:
     """One ask's turns: the instructions, one nudge for a typed ask that ended without
     submitting, and the outcome: the accepted value (typed), the final text (untyped), or
     `AskFailed` saying why."""
@@ -108,10 +118,7 @@ async def run_ask(port: AgentPort, request: AskRequest, channel: AskChannel) -> 
         raise ScriptError("AskFailed", f"{request.key}: {error}", details={"code": error.code}) from None
 
 
-def schema_violations(validator, value: Any) -> list[str]:
-    """The schema errors of `value`, each "$.path: message", in path order."""
-    out = []
-    for error in sorted(validator.iter_errors(value), key=lambda e: list(map(str, e.absolute_path))):
-        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-        out.append(f"{path}: {error.message}")
-    return out
+def schema_violations(validator: jsonschema.protocols.Validator, value: Any) -> list[str]:
+    """The schema errors of `value`, each `$.path: message` (jsonschema's `json_path`), in path order."""
+    errors = sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [f"{error.json_path}: {error.message}" for error in errors]

@@ -1,5 +1,5 @@
 """This module defines what a caller hands the engine and gets back (RUNTIME §1): the
-`StartRequest`, the `StartError` that refuses one before any effect, and the `RunResult` a
+`StartRequest`, the `StartError` that refuses one before any effect, and the `RunOutcome` a
 settled run delivers; plus the defaults those use."""
 
 from __future__ import annotations
@@ -10,20 +10,23 @@ from pathlib import Path
 from typing import Any
 
 from dwf.runtime.engine.events import Listener
-from dwf.runtime.journal.store import JournalStore
+from dwf.runtime.engine.import_cache import ImportedCache
+from dwf.runtime.engine.prepare import PreparedRun
 from dwf.runtime.interpreter.limits import Limits
-from dwf.runtime.ports.protocols import AgentPort, QuestionPort
+from dwf.runtime.journal.store import JournalStore
+from dwf.runtime.ports.protocols import AgentPort, ArtifactPort, QuestionPort, WorldPort
 from dwf.runtime.statedir import StateDir
 
 DEFAULT_GRACE_PERIOD_S = 5.0
 
 
 def default_max_concurrency() -> int:
+    """The concurrency cap of a run that sets none: the cores less two, between 1 and 16."""
     return max(1, min(16, (os.cpu_count() or 1) - 2))
 
 
 class StartError(Exception):
-    """The request was refused before anything ran; `problems` lists every reason."""
+    """StartError: the request was refused before anything ran; `problems` lists every reason."""
 
     def __init__(self, problems: list[str], diagnostics: list | None = None):
         super().__init__("; ".join(problems))
@@ -33,15 +36,25 @@ class StartError(Exception):
 
 @dataclass
 class StartRequest:
-    script: str
+    """StartRequest: what one run starts from, the prepared script and the ports it reaches.
+
+    `prepared` is what `engine.prepare` (a new run) or `engine.prepare_resume` (a stopped run)
+    returned: the script compiled once, its arguments validated, its called workflows and its
+    approved command set. A request without it names the script by text (`script`, `path`,
+    `args`, `workflows`, `approved_commands`) or the run to resume (`resume`, `run_id`), and the
+    engine prepares it itself, once: the form tests and library callers use.
+    """
+
     agent_port: AgentPort
+    prepared: PreparedRun | None = None
+    script: str = ""
     path: str = "<script>"
     args: dict = field(default_factory=dict)
-    world: Any = None  # a WorldPort (runtime.ports.world.LocalWorld); None: reads and commands fail
-    artifacts: Any = None  # an ArtifactStore; None: artifacts fail with ArtifactError
-    questions: QuestionPort | None = None
-    journal: JournalStore | None = None
-    max_concurrency: int | None = None
+    world: WorldPort | None = None  # None: reads and commands fail with WorldError
+    artifacts: ArtifactPort | None = None  # None: artifacts fail with ArtifactError
+    questions: QuestionPort | None = None  # None: an escalation is answered "no one is available"
+    journal: JournalStore | None = None  # None: a MemoryJournal
+    max_concurrency: int | None = None  # None: the stored caps (a resume), meta's, or the default
     max_agents: int | None = None
     budget: int | None = None
     limits: Limits = field(default_factory=Limits)
@@ -52,20 +65,23 @@ class StartRequest:
     workflows: dict[str, str] | None = None
     grace_period_s: float = DEFAULT_GRACE_PERIOD_S
     run_id: str | None = None
-    # Resume (RUNTIME §5.1): continue the stopped run `run_id` of `journal`. The stored script,
-    # args and caps are used (`script`/`args` are ignored; explicit caps override stored ones).
+    # Resume (RUNTIME §5.1) without `prepared`: continue the stopped run `run_id` of `journal`
+    # with its stored script, args and caps (explicit caps override stored ones).
     resume: bool = False
     # Where the owner record and cancel requests of runs live (`<workspace>/.dwf/runs`). None:
     # derived from a file-backed journal (`<journal folder>/runs`); a MemoryJournal has none.
     control_dir: Path | None = None
     # Amend (RUNTIME §5.2, runtime/host/amend.py): the predecessor this run was amended from, and the
-    # `ImportedCache` built from it (consulted after the run's own journal, before going live).
+    # imported cache built from it (consulted after the run's own journal, before going live).
     resumed_from: str | None = None
-    imported_cache: Any = None
+    imported_cache: ImportedCache | None = None
 
 
 @dataclass
-class RunResult:
+class RunOutcome:
+    """RunOutcome: how a run settled, as `Run.result` delivers it (not the script-visible
+    `RunResult` record of `world.run`)."""
+
     run_id: str
     status: str  # completed | errored | stopped
     value: Any = None
@@ -77,12 +93,14 @@ class RunResult:
     traceback: str | None = None
 
     def to_json(self) -> dict:
+        """The outcome as `--progress json` and the tool layer print it."""
         return {"run_id": self.run_id, "status": self.status, "value": self.value, "error": self.error,
                 "stop_reason": self.stop_reason, "agents_started": self.agents_started,
                 "usage": {"output_tokens": self.usage.get("output_tokens", 0)}, "reports": self.reports}
 
 
 def control_dir_of(request: StartRequest) -> Path | None:
+    """Where the control files of the request's run live (see `StartRequest.control_dir`)."""
     if request.control_dir is not None:
         return Path(request.control_dir)
     path = request.journal.path if request.journal is not None else None

@@ -1,8 +1,39 @@
-"""Workspace use cases shared by the command line and the tool layer, above the engine.
+"""Workspace use cases shared by the command line, the tool layer and the MCP server, above the
+engine. It imports the engine, the journal and the ports; never the tool layer or the CLI.
 
-- `saved.py`: saved workflows (`.dwf/workflows/`, `$DWF_HOME/workflows/`).
+- `session.py`: `WorkspaceSession`, the one assembly of a run over a workspace (journal,
+  world, artifacts, question port, prepare/start/resume/amend through one `Engine`).
+- `approval.py`: the approval screens (`plan_summary`, `amend_summary`, `render_plan_text`, ...).
+- `amend.py`: `amend`, a new run of an edited script that imports its predecessor's work.
+- `run_views.py`: the read models of runs (`resolve_run`, `run_summary`, `snapshot`, ...).
+- `saved.py`: saved workflows (`.dwf/workflows/`, `$DWF_HOME/workflows/`) and `resolve_called`.
 - `drafts.py`: drafts, the inline scripts a host agent submits (`.dwf/drafts/`).
 - `snippets.py`: snippet evaluation (`dwfc eval`, `EvalWorkflowSnippet`).
-- `amend.py`: amend, a new run of an edited script that imports its predecessor's work
-  (with `ImportedCache`, which redesign step 2 moves to `engine/import_cache.py`).
+
+The names below are imported from their modules on first use, so importing one module of the
+package (as `dwfc` does at start-up) does not load the others.
 """
+
+from importlib import import_module
+
+_HOMES = {
+    "WorkspaceSession": "session", "new_run_id": "session",
+    "plan_summary": "approval", "amend_summary": "approval", "render_plan_text": "approval",
+    "plan_with_called": "approval", "called_section": "approval", "called_entries": "approval",
+    "amend": "amend", "supersede": "amend",
+    "RunLookupError": "run_views", "resolve_run": "run_views", "run_summary": "run_views", "snapshot": "run_views",
+    "status_text": "run_views", "format_duration": "run_views",
+    "SavedWorkflow": "saved", "SavedWorkflowError": "saved", "resolve_called": "saved", "save_workflow": "saved",
+    "list_saved": "saved", "find_saved": "saved",
+    "DraftError": "drafts", "write_draft": "drafts",
+    "check_snippet": "snippets", "eval_snippet": "snippets",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str):
+    """The public name `name`, imported from its module on first use."""
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)

@@ -13,11 +13,11 @@
   reader never sees half a file. Saving byte-identical content again is not an error.
 - Listing never fails on a bad file: one that cannot be read or no longer compiles is listed
   with `description` None (and no args), so that `dwfc check` can be pointed at it.
-- Inline calls (LANGUAGE §6.3): `resolve_called(program, workspace)` looks up every saved
-  workflow a script calls with `await workflow(name)` (the name is a literal: each call is a
-  `workflow` site), reads and compiles it, and collects every problem at once: an unknown name,
-  a called workflow that does not compile, one that itself calls `workflow()` (one level deep).
-  Its scripts are what the engine pins for the run; its commands join the approved command set.
+- Inline calls (LANGUAGE §6.3): `resolve_called(program, workspace)` looks up and reads every
+  saved workflow a script calls with `await workflow(name)` (the name is a literal: each call is
+  a `workflow` site). `engine.prepare` compiles and checks them and reports every problem at
+  once (an unknown name, one that does not compile, one that itself calls `workflow()`); their
+  scripts are what the engine pins for the run, and their commands join the approved command set.
 """
 
 from __future__ import annotations
@@ -25,15 +25,16 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from dwf.compiler.compile import compile_bytes, compile_source
 
 from dwf.runtime.statedir import StateDir, dwf_home, same_content, write_atomic
+from dwf.runtime.engine.called import CalledSource, called_lines
 
-__all__ = ["NAME_PATTERN", "SCOPES", "CalledWorkflows", "SavedWorkflow", "SavedWorkflowError", "dwf_home",
-           "find_saved", "global_dir", "is_valid_name", "list_saved", "locate_saved", "open_saved", "pinned_commands", "project_dir", "read_saved",
+__all__ = ["NAME_PATTERN", "SCOPES", "SavedWorkflow", "SavedWorkflowError", "dwf_home", "find_saved", "global_dir",
+           "is_valid_name", "list_saved", "locate_saved", "project_dir", "read_saved", "read_saved_text",
            "resolve_called", "save_workflow"]
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -48,6 +49,8 @@ class SavedWorkflowError(Exception):
 
 @dataclass(frozen=True)
 class SavedWorkflow:
+    """SavedWorkflow: one saved workflow as `list_saved` and `find_saved` describe it."""
+
     name: str
     scope: str  # "project" | "global"
     path: Path
@@ -62,10 +65,12 @@ class SavedWorkflow:
 
 
 def project_dir(workspace: Path) -> Path:
+    """The folder of the workspace's project workflows."""
     return StateDir(workspace).workflows
 
 
 def global_dir() -> Path:
+    """The folder of the global workflows (`$DWF_HOME/workflows`)."""
     return dwf_home() / "workflows"
 
 
@@ -148,13 +153,10 @@ def find_saved(workspace: Path, name: str) -> SavedWorkflow:
     return _load(name, scope, path)
 
 
-def open_saved(workspace: Path, name: str):
-    """(the saved workflow `name`, its text, its `CompileResult`): read and compiled once, for a
-    caller that runs it."""
-    scope, path = locate_saved(workspace, name)
-    text = _read(name, path)
-    compiled = compile_source(text, str(path))
-    return _from_meta(name, scope, path, compiled.program.meta if compiled.program else None, False), text, compiled
+def read_saved_text(workspace: Path, name: str) -> tuple[str, Path]:
+    """(text, path) of the saved workflow `name`, for a caller that runs it (and compiles it once)."""
+    _, path = locate_saved(workspace, name)
+    return _read(name, path), path
 
 
 def locate_saved(workspace: Path, name: str) -> tuple[str, Path]:
@@ -216,84 +218,16 @@ def _from_meta(name: str, scope: str, path: Path, meta: dict | None, shadowed: b
 # ---------------------------------------------------------------- inline calls
 
 
-@dataclass(frozen=True)
-class CalledWorkflows:
-    """The saved workflows a script calls inline, resolved for one run."""
-
-    scripts: dict[str, str] = field(default_factory=dict)  # name -> script text, pinned by the engine
-    commands: frozenset[str] = frozenset()  # the union of their literal `world.run` commands
-    workflows: list[SavedWorkflow] = field(default_factory=list)  # in call order, each name once
-    problems: list[str] = field(default_factory=list)  # one sentence each; any problem refuses the run
-    commands_of: dict[str, tuple[str, ...]] = field(default_factory=dict)  # name -> its own sorted commands
-
-    def approved_commands(self, program) -> frozenset[str]:
-        """What a person approves for a run of `program`: its commands and those of the
-        workflows it calls (the only commands the run may execute, TOOLS §2)."""
-        return frozenset(program.commands) | self.commands
-
-    def to_json(self) -> list[dict]:
-        """One object per called workflow, as the approval screen lists them."""
-        return [{"name": w.name, "scope": w.scope, "path": str(w.path), "description": w.description,
-                 "commands": list(self.commands_of.get(w.name, ()))} for w in self.workflows]
-
-
-def called_names(program) -> dict[str, int]:
-    """The saved workflow names `program` calls, in call order, each once, with the line of its
-    first call."""
-    lines: dict[str, int] = {}
-    for site in program.sites:
-        if site.kind == "workflow" and site.detail:
-            lines.setdefault(site.detail, site.span.line)
-    return lines
-
-
-def resolve_called(program, workspace: Path) -> CalledWorkflows:
-    """Find, read and compile every saved workflow `program` calls inline (project shadows
-    global, as for `find_saved`). A script that calls none costs no file access."""
-    names = called_names(program)
-    if not names:
-        return CalledWorkflows()
-    scripts: dict[str, str] = {}
-    commands_of: dict[str, tuple[str, ...]] = {}
-    workflows: list[SavedWorkflow] = []
-    problems: list[str] = []
-    for name, line in names.items():
+def resolve_called(program, workspace: Path) -> dict[str, CalledSource]:
+    """Find and read every saved workflow `program` calls inline (project shadows global, as for
+    `find_saved`): name -> its text, file and scope, or the sentence saying why it was not found.
+    Compiling and checking them is `engine.prepare`'s job. A script that calls none costs no
+    file access."""
+    sources: dict[str, CalledSource] = {}
+    for name in called_lines(program):
         try:
-            workflow, text, compiled = open_saved(workspace, name)
+            scope, path = locate_saved(workspace, name)
+            sources[name] = CalledSource(_read(name, path), str(path), scope=scope)
         except SavedWorkflowError as error:
-            problems.append(f"line {line} calls workflow(\"{name}\"), but {error}")
-            continue
-        workflows.append(workflow)
-        scripts[name] = text
-        commands_of[name], problem = _check_called(workflow, compiled)
-        if problem:
-            problems.append(problem)
-    commands = frozenset(command for own in commands_of.values() for command in own)
-    return CalledWorkflows(scripts, commands, workflows, problems, commands_of)
-
-
-def _check_called(workflow: SavedWorkflow, compiled) -> tuple[tuple[str, ...], str | None]:
-    """A compiled called saved workflow: its sorted literal commands, and the problem that keeps
-    it from running inline (None when there is none)."""
-    if compiled.program is None:
-        count = sum(1 for d in compiled.diagnostics if d.is_error)
-        return (), (f"the saved workflow `{workflow.name}` ({workflow.path}) has {count} "
-                    f"error{'s' if count != 1 else ''}; `dwfc check {workflow.path}` shows them")
-    commands = tuple(sorted(compiled.program.commands))
-    nested = called_names(compiled.program)
-    if not nested:
-        return commands, None
-    listed = " and ".join(f"`{inner}`" for inner in nested)
-    return commands, (f"saved workflows run one level deep: `{workflow.name}` calls {listed}; "
-                      f"call {'them' if len(nested) > 1 else 'it'} from this script instead")
-
-
-def pinned_commands(scripts: dict[str, str]) -> frozenset[str]:
-    """The literal commands of the saved workflow scripts a run pinned when it started (a resume
-    runs those, not today's files); a script that no longer compiles contributes none."""
-    commands: set[str] = set()
-    for name, text in (scripts or {}).items():
-        compiled = compile_source(text, f"<saved workflow {name}>")
-        if compiled.program is not None:
-            commands.update(compiled.program.commands)
-    return frozenset(commands)
+            sources[name] = CalledSource(None, missing=str(error))
+    return sources

@@ -22,6 +22,7 @@ import anyio
 from dwf.compiler.compile import compile_source
 from dwf.compiler.result import SNIPPET, CompileResult
 
+from dwf.runtime.engine import Engine, StartError, StartRequest, run_commands
 from dwf.runtime.journal.memory import MemoryJournal
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.ports.world import RUN_TIMEOUT_DEFAULT_S, LocalWorld
@@ -71,8 +72,6 @@ async def eval_snippet(source: str, workspace: Path, *, name: str = "<snippet>",
     """Run `source` in `workspace` and return its value. The caller has approved the commands
     `check_snippet(source).commands` beforehand; nothing is asked here. `on_log` sees each
     `log()` line as it happens (they are collected in the result either way)."""
-    from dwf.runtime.engine.engine import Engine, StartError, StartRequest
-
     compiled = compile_snippet(source, name)
     diagnostics = [d.to_json() for d in compiled.diagnostics]
     if compiled.program is None:
@@ -91,7 +90,7 @@ async def eval_snippet(source: str, workspace: Path, *, name: str = "<snippet>",
             if on_log is not None:
                 on_log(logs[-1])
 
-    commands = frozenset(compiled.program.commands)
+    commands = run_commands(compiled.program, {})  # a snippet calls no saved workflow
     world = _NotingWorld(workspace, allowed_commands=commands)
     request = StartRequest(script=compiled.script, agent_port=_NoAgents(), path=name, journal=MemoryJournal(),
                            world=world, limits=limits or Limits(), listeners=[listen], approved_commands=commands)

@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 from dwf.runtime.values.errors import ScriptError
-from dwf.runtime.ports.anthropic import AnthropicAgentPort, AnthropicPortError
 from dwf.runtime.ports.protocols import NUDGE_MESSAGE, AskChannel, AskError, AskRequest, Usage
 from dwf.runtime.ports.process import MIB, run_process
 
@@ -140,33 +139,3 @@ def _count(value: Any) -> int:
 def _tail(data: bytes) -> str:
     text = data.decode("utf-8", "replace").strip()
     return ("..." + text[-STDERR_TAIL:]) if len(text) > STDERR_TAIL else text
-
-
-def load_agent_port(kind: str, argument: str | None, workspace: str | os.PathLike, problems: list[str],
-                    actor_tools: str | None = None, model: str | None = None):
-    """The `--agent anthropic[:MODEL]` or `--agent command:'CMD ARGS...'` port for the CLI, or
-    None with the reasons appended to `problems` (a usage error before anything runs). The
-    Anthropic port's tool set is `actor_tools` (`--actor-tools`), else `DWF_ACTOR_TOOLS`, else
-    `write`; its default model is `model` (`--model`), else the `:MODEL` of the spec (both given
-    and different is a usage error), else `DWF_ANTHROPIC_MODEL`, else the built-in default."""
-    if kind == "command":
-        if not argument:
-            problems.append("--agent command needs a command: --agent command:'CMD ARGS...'")
-            return None
-        try:
-            return CommandAgentPort(argument, workspace=workspace)
-        except CommandPortError as error:
-            problems.append(str(error))
-            return None
-    if kind == "anthropic":
-        if model and argument and model != argument:
-            problems.append(f"--model {model} contradicts --agent anthropic:{argument}; give the model once")
-            return None
-        try:
-            return AnthropicAgentPort(model=model or argument or None, workspace=workspace,
-                                      actor_tools=actor_tools or os.environ.get("DWF_ACTOR_TOOLS") or "write")
-        except AnthropicPortError as error:
-            problems.append(str(error))
-            return None
-    problems.append(f"unknown agent port `{kind}`; use scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...'")
-    return None

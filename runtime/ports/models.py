@@ -13,7 +13,7 @@ from typing import get_args
 
 from dwf.runtime.ports.agent_definitions import MODEL_ALIASES
 from dwf.runtime.ports.anthropic import DEFAULT_MODEL
-from dwf.runtime.ports.scripted import parse_agent_spec
+from dwf.runtime.ports.factory import parse_agent_spec
 
 
 def available_models(agent: str | None, model: str | None) -> dict:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -123,3 +124,21 @@ def _read_if_present(path: Path) -> str | None:
 
 
 __all__ = ["AnswerError", "FileQuestions", "POLL_INTERVAL_S", "questions_dir", "valid_id", "write_answer"]
+
+
+class TerminalQuestions:
+    """TerminalQuestions: the QuestionPort of an interactive run: an actor's question is shown
+    through `notice` (the progress display) and answered on the terminal."""
+
+    def __init__(self, notice: Callable[[str], None]):
+        self.notice = notice
+        self.lock = anyio.Lock()
+
+    async def ask_owner(self, question_id: str, actor, question: str, context: str | None) -> str:
+        async with self.lock:
+            who = actor.name or "an anonymous actor"
+            self.notice(f"question {question_id} from {who}: {question}" + (f"\n  context: {context}" if context else ""))
+            sys.stderr.write("answer> ")
+            sys.stderr.flush()
+            answer = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        return answer.strip() or "No answer was given. Proceed on your best judgement and say what you assumed."

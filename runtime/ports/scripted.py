@@ -331,9 +331,3 @@ def _invalid_value(schema: dict) -> Any:
     except Exception:  # a schema the validator cannot handle: the engine will say so on submit
         pass
     return _INVALID_CANDIDATES[0]
-
-
-def parse_agent_spec(spec: str) -> tuple[str, str | None]:
-    """Split an `--agent` value into (kind, argument): `scripted:F` -> ("scripted", "F")."""
-    kind, sep, rest = spec.partition(":")
-    return kind, (rest if sep else None)

@@ -1,7 +1,10 @@
-"""The host-agent tool layer (TOOLS §3) and its MCP front end.
+"""The host-agent tool layer (TOOLS §3) and its MCP front end, above the host services. It
+imports the host, the engine and the ports; never the command line.
 
-- `layer.py`: `ToolLayer`, which answers the tools over one workspace.
-- `definitions.py`: the tool definitions, as data.
+- `layer.py`: `ToolLayer`, which answers the ten tools over one workspace (through
+  `host.session.WorkspaceSession`), and `result_text`.
+- `definitions.py`: the tool definitions as data (`ToolDefinition`, with `approval` and
+  `read_only`), approval requests and input validation.
 - `mcp.py`: the tool layer served over MCP stdio (`dwfc mcp`).
 
 `dwf.runtime.tools.ToolLayer`, `ToolLayerError` and `result_text` are the documented import paths.

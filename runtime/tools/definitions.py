@@ -15,6 +15,8 @@ from typing import Any, Awaitable, Callable, Literal
 
 import jsonschema
 
+from dwf.runtime.engine.ask import schema_violations
+
 Approval = Literal["always", "never", "conditional"]
 SAVED_NAME_PATTERN = "^[A-Za-z0-9_.-]{1,64}$"
 QUESTION_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$"
@@ -22,10 +24,13 @@ QUESTION_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$"
 
 @dataclass(frozen=True)
 class ToolDefinition:
+    """ToolDefinition: one tool as a host offers it to a model."""
+
     name: str
     description: str
     input_schema: dict
     approval: Approval  # "conditional": see the description of the tool
+    read_only: bool = False  # it changes nothing (MCP's read-only hint)
 
     def to_anthropic(self) -> dict:
         """The Anthropic Messages API tool definition."""
@@ -162,7 +167,7 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "workflow shadows a global one of the same name). Each entry has name, scope, description, "
         "when_to_use and args. Check it before writing a new workflow.",
         _object({}),
-        "never"),
+        "never", read_only=True),
     ToolDefinition(
         "ListWorkflowRuns",
         "List the runs of this workspace, newest first: id, name, status (running, completed, errored, "
@@ -170,7 +175,7 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         _object({"limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 20},
                  "status": {"type": "string", "enum": ["running", "completed", "errored", "stopped"],
                             "description": "Only runs in this state."}}),
-        "never"),
+        "never", read_only=True),
     ToolDefinition(
         "GetWorkflowRun",
         "Get a snapshot of one run: status, phases with progress, actors, usage, the last `log` lines, "
@@ -181,7 +186,7 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
                  "log_lines": {"type": "integer", "minimum": 0, "maximum": 500, "default": 20,
                                "description": "How many of the latest log lines to include."}},
                 ("run",)),
-        "never"),
+        "never", read_only=True),
     ToolDefinition(
         "ResumeWorkflowRun",
         "Continue a stopped run under the same id (not an errored or superseded one): finished asks, reads "
@@ -204,7 +209,7 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "List the model ids a script's `agent(..., model=...)` or a run may use, the default model of this "
         "host's agent port, and the short aliases agent definitions may use.",
         _object({}),
-        "never"),
+        "never", read_only=True),
 )
 
 TOOL_NAMES = tuple(definition.name for definition in DEFINITIONS)
@@ -213,6 +218,7 @@ _VALIDATORS = {definition.name: jsonschema.Draft202012Validator(definition.input
 
 
 def definition(name: str) -> ToolDefinition | None:
+    """The definition of tool `name`, or None."""
     return _BY_NAME.get(name)
 
 
@@ -220,12 +226,7 @@ def input_problems(name: str, arguments: Any) -> list[str]:
     """Every way `arguments` violates the tool's input schema, as `$.path: message` lines."""
     if not isinstance(arguments, dict):
         return [f"the input must be a JSON object, not {type(arguments).__name__}"]
-    problems = []
-    errors = _VALIDATORS[name].iter_errors(arguments)
-    for error in sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.message)):
-        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-        problems.append(f"{where}: {error.message}")
-    return problems
+    return schema_violations(_VALIDATORS[name], arguments)
 
 
 __all__ = ["Approval", "ApprovalPending", "ApprovalRequest", "ApprovalUnavailable", "Approver", "DEFINITIONS",

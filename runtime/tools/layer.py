@@ -24,31 +24,37 @@ was started by this layer, was not stopped by a user, and the new script runs no
 those approved for it (the last condition is ours: without it an amend could run commands no
 person approved).
 
-Saved workflows called inline (`await workflow(name)`) are resolved before approval (an unknown,
-broken or nesting one refuses the call, `saved.resolve_called`); the approval text lists them,
-and their commands join the approved command set the engine and the world enforce.
+Each submitted script is prepared once (`host.session`, `engine.prepare`): it and the saved
+workflows it calls inline (`await workflow(name)`) compile once, before approval (an unknown,
+broken or nesting one refuses the call); the approval text lists them, and their commands join
+the approved command set the engine and the world enforce.
 """
 
 from __future__ import annotations
 
 import difflib
 import logging
-import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
-from dwf.compiler.compile import CompileResult, compile_bytes, compile_source
+from dwf.compiler.plan.text import render_text
 
-from dwf.runtime.journal import control as run_service
+from dwf.runtime.engine import Engine, PreparedRun, StartError, prepare
+from dwf.runtime.host.approval import called_entries, plan_summary, prepared_plan
 from dwf.runtime.host.drafts import DraftError, write_draft
+from dwf.runtime.host.run_views import RunLookupError, resolve_run, run_summary, snapshot, status_text
+from dwf.runtime.host.saved import (SavedWorkflowError, global_dir, list_saved, project_dir, read_saved_text,
+                                    save_workflow)
+from dwf.runtime.host.session import WorkspaceSession
+from dwf.runtime.host.snippets import check_snippet, eval_snippet
 from dwf.runtime.journal.store import JournalError
-from dwf.runtime.host.saved import CalledWorkflows, pinned_commands, resolve_called
-from dwf.runtime.statedir import StateDir
+from dwf.runtime.ports.agent_definitions import check_agent_types
+from dwf.runtime.ports.models import available_models
+from dwf.runtime.ports.questions import AnswerError, write_answer
 from dwf.runtime.values.plain_json import dumps
 from dwf.runtime.tools.definitions import (DEFINITIONS, TOOL_NAMES, ApprovalPending, ApprovalRequest, ApprovalUnavailable,
-                               Approver, ToolDefinition, definition, input_problems)
+                                           Approver, ToolDefinition, definition, input_problems)
 
 log = logging.getLogger("dwf.tools")
 
@@ -69,12 +75,11 @@ class _Refusal(Exception):
 
 @dataclass
 class _Source:
-    """A submitted script, compiled: from `script` (written as a draft), `path` or `saved`."""
+    """A submitted script, not yet compiled: from `script` (written as a draft), `path` or `saved`."""
 
-    text: str
+    data: str | bytes  # a file's bytes are decoded by the compiler
     path: str  # shown in diagnostics and stored with the run
     origin: str  # "script" | "path" | "saved"
-    compiled: CompileResult
     draft: Path | None = None
 
 
@@ -95,9 +100,9 @@ class ToolLayer:
         self.model = model
         self.actor_tools = actor_tools
         self.approver = approver
+        self.session = WorkspaceSession(workspace, agent=agent, model=model, actor_tools=actor_tools)
         self.root: Path | None = None
         self.journal = None
-        self.control: Path | None = None
         self.own_runs: set[str] = set()  # runs this layer started (CreateWorkflow, AmendWorkflow)
         self._approved_commands: dict[str, frozenset[str]] = {}  # own run -> its approved command set
         self._engine = None
@@ -112,10 +117,7 @@ class ToolLayer:
     # ------------------------------------------------------------ lifecycle
 
     async def __aenter__(self) -> ToolLayer:
-        from dwf.runtime.engine.engine import Engine
-        from dwf.runtime.journal.sqlite import SqliteJournal
-
-        root = self.workspace.resolve()
+        root = self.session.root
         if not root.is_dir():
             raise ToolLayerError(f"the workspace {self.workspace} is not a directory; pass an existing folder")
         self.root = root
@@ -123,12 +125,8 @@ class ToolLayer:
             port = self._load_port()
             await port.close()  # only checked here; every run gets a fresh one
         try:
-            self.journal = SqliteJournal.for_workspace(root)
-            self.control = StateDir(root).runs
-            run_service.reconcile(self.journal, self.control)
+            self.journal = self.session.open()
         except JournalError as error:
-            if self.journal is not None:
-                self.journal.close()
             raise ToolLayerError(str(error)) from None
         self._engine = Engine()
         await self._engine.__aenter__()
@@ -139,7 +137,7 @@ class ToolLayer:
             # The engine stops live runs as stopped(interrupted) and waits for them to settle.
             return await self._engine.__aexit__(exc_type, exc, traceback)
         finally:
-            self.journal.close()
+            self.session.close()
 
     # ------------------------------------------------------------ the tools
 
@@ -180,77 +178,56 @@ class ToolLayer:
     # CreateWorkflow -------------------------------------------------------------------------
 
     async def _create_workflow(self, arguments: dict, approver: Approver | None) -> dict:
-        from dwf.runtime.engine.arguments import ArgumentError, validate_args
-        from dwf.runtime.ports.agent_definitions import check_agent_types
-
         source = self._source(arguments, ("script", "path", "saved"))
-        program = source.compiled.program
-        self._require_agent()
         given = arguments.get("args") or {}
-        problems = check_agent_types(program, self.root)
-        called = self._called(program)
-        problems += called.problems
-        try:
-            run_args = validate_args(program.meta, given)
-        except ArgumentError as error:
-            problems = list(error.problems) + problems
-            run_args = {}
+        prepared = self._prepare(source, given)
+        program = prepared.program
+        self._require_agent()
+        problems = list(prepared.argument_problems) + check_agent_types(program, self.root) \
+            + self._hints(prepared.problems[len(prepared.argument_problems):])
         if problems:
             raise _Refusal("the workflow cannot start: " + "; ".join(problems) + ". Nothing ran.", problems=problems)
         caps = {"max_concurrency": arguments.get("max_concurrency"), "budget": arguments.get("budget")}
-        request = self._run_approval("CreateWorkflow", source, run_args, tuple(given), caps, called=called,
-                                     summary=f"Run the workflow `{self._name(program)}`")
+        request = self._run_approval("CreateWorkflow", source, prepared, caps,
+                                     summary=f"Run the workflow `{prepared.name}`")
         if not await self._approve(approver, request):
             return _not_approved("the workflow was not started")
-        run = await self._start(source.text, source.path, run_args, called.approved_commands(program),
-                                workflows=called.scripts, **caps)
-        return {"ok": True, "run_id": run.id, "status": "backgrounded", "name": self._name(program),
+        run = await self._start(prepared, **caps)
+        return {"ok": True, "run_id": run.id, "status": "backgrounded", "name": prepared.name,
                 "path": source.path, **({"draft": str(source.draft)} if source.draft else {}),
                 "message": "The run started in the background; follow it with GetWorkflowRun."}
 
     # AmendWorkflow --------------------------------------------------------------------------
 
     async def _amend_workflow(self, arguments: dict, approver: Approver | None) -> dict:
-        from dwf.runtime.host.amend import amend
-        from dwf.runtime.engine.arguments import ArgumentError, validate_args
-        from dwf.runtime.engine.engine import StartError
-        from dwf.runtime.ports.questions import FileQuestions
-
         row = self._resolve(arguments["run"])
-        source = self._source(arguments, ("script", "path"), rejected="the run was not amended")
-        program = source.compiled.program
-        self._require_agent()
+        source = self._source(arguments, ("script", "path"))
         given = arguments.get("args")
-        try:
-            run_args = validate_args(program.meta, dict(row.args or {}) if given is None else given)
-        except ArgumentError as error:
-            raise _Refusal(f"the new script does not accept the run's arguments: {'; '.join(error.problems)}; "
-                           "pass `args`. The run was not amended.") from None
-        called = self._called(program)
-        if called.problems:
-            raise _Refusal("the run was not amended: " + "; ".join(called.problems) + ".", problems=called.problems)
-        commands = called.approved_commands(program)
+        prepared = self._prepare(source, dict(row.args or {}) if given is None else given,
+                                 rejected="the run was not amended", given=tuple(given or ()))
+        self._require_agent()
+        if prepared.argument_problems:
+            raise _Refusal(f"the new script does not accept the run's arguments: {'; '.join(prepared.argument_problems)}; "
+                           "pass `args`. The run was not amended.")
+        if prepared.problems:
+            problems = self._hints(prepared.problems)
+            raise _Refusal("the run was not amended: " + "; ".join(problems) + ".", problems=problems)
         user_stopped = row.status == "stopped" and row.stop_reason == "user"
-        within_approved = commands <= self._approved_commands.get(row.id, frozenset())
+        within_approved = prepared.commands <= self._approved_commands.get(row.id, frozenset())
         if not (row.id in self.own_runs and not user_stopped and within_approved):
             live = " It is running: it will be stopped as superseded." if row.status == "running" else ""
-            request = self._run_approval("AmendWorkflow", source, run_args, tuple(given or ()), {}, called=called,
-                                         summary=f"Amend run {row.id} ({run_service.status_text(row)}) with "
-                                                 f"`{self._name(program)}`",
-                                         preface=f"Amend run {row.id} ({run_service.status_text(row)}).{live}")
+            request = self._run_approval("AmendWorkflow", source, prepared, {},
+                                         summary=f"Amend run {row.id} ({status_text(row)}) with `{prepared.name}`",
+                                         preface=f"Amend run {row.id} ({status_text(row)}).{live}")
             if not await self._approve(approver, request):
                 return _not_approved("the run was not amended")
         port = self._port()
-        new_id = f"dwfrun-{uuid.uuid4().hex}"
         try:
-            run = await amend(self._engine, row.id, source.text, journal=self.journal, agent_port=port, args=given,
-                              control_dir=self.control, path=source.path, world=self._world(commands),
-                              artifacts=self._artifacts(), questions=FileQuestions(self.root, new_id),
-                              approved_commands=commands, workflows=called.scripts, new_id=new_id)
+            run = await self.session.amend(self._engine, row, prepared, port)
         except StartError as error:
             await port.close()
             raise _Refusal("the run was not amended: " + "; ".join(error.problems)) from None
-        self._own(run.id, commands)
+        self._own(run.id, prepared.commands)
         return {"ok": True, "run_id": run.id, "amended_from": row.id, "status": "backgrounded",
                 "path": source.path, **({"draft": str(source.draft)} if source.draft else {}),
                 "message": "The amended run started in the background; follow it with GetWorkflowRun."}
@@ -258,8 +235,6 @@ class ToolLayer:
     # EvalWorkflowSnippet --------------------------------------------------------------------
 
     async def _eval_workflow_snippet(self, arguments: dict, approver: Approver | None) -> dict:
-        from dwf.runtime.host.snippets import check_snippet, eval_snippet
-
         snippet = arguments["snippet"]
         check = check_snippet(snippet)
         if not check.ok:
@@ -282,15 +257,13 @@ class ToolLayer:
     # SaveWorkflow and ListSavedWorkflows ----------------------------------------------------
 
     async def _save_workflow(self, arguments: dict, approver: Approver | None) -> dict:
-        from dwf.runtime.host.saved import SavedWorkflowError, global_dir, project_dir, save_workflow
-
-        source = self._source(arguments, ("script", "path"), rejected="nothing was saved")
-        program = source.compiled.program
+        source = self._source(arguments, ("script", "path"))
+        prepared = self._prepare(source, None, rejected="nothing was saved", called=False)
         scope = arguments.get("scope", "project")
-        name = arguments.get("name") or self._name(program)
+        name = arguments.get("name") or prepared.name
         folder = project_dir(self.root) if scope == "project" else global_dir()
         target = folder / f"{name}.dwf.py"
-        request = self._run_approval("SaveWorkflow", source, None, (), {},
+        request = self._run_approval("SaveWorkflow", source, prepared, {},
                                      summary=f"Save the workflow `{name}` as a {scope} workflow ({target})",
                                      preface=f"Save as the {scope} workflow `{name}`: {target}"
                                              + (" (replacing the existing one)" if arguments.get("replace") else ""),
@@ -298,15 +271,13 @@ class ToolLayer:
         if not await self._approve(approver, request):
             return _not_approved("nothing was saved")
         try:
-            saved = save_workflow(self.root, source.text, scope, arguments.get("name"),
+            saved = save_workflow(self.root, prepared.script, scope, arguments.get("name"),
                                   replace=bool(arguments.get("replace")))
         except SavedWorkflowError as error:
             raise _Refusal(str(error)) from None
         return {"ok": True, **saved.to_json(), "message": f"Saved; run it with CreateWorkflow(saved=\"{saved.name}\")."}
 
     async def _list_saved_workflows(self, arguments: dict, approver: Approver | None) -> dict:
-        from dwf.runtime.host.saved import list_saved
-
         return {"ok": True, "workflows": [workflow.to_json() for workflow in list_saved(self.root)]}
 
     # Runs -----------------------------------------------------------------------------------
@@ -317,13 +288,13 @@ class ToolLayer:
         if arguments.get("status"):
             rows = [row for row in rows if row.status == arguments["status"]]
         limit = arguments.get("limit", 20)
-        summaries = [{**run_service.run_summary(self.journal, row), "own": row.id in self.own_runs}
+        summaries = [{**run_summary(self.journal, row), "own": row.id in self.own_runs}
                      for row in rows[:limit]]
         return {"ok": True, "runs": summaries, "total": len(rows)}
 
     async def _get_workflow_run(self, arguments: dict, approver: Approver | None) -> dict:
         row = self._resolve(arguments["run"])
-        data = run_service.snapshot(self.journal, row)
+        data = snapshot(self.journal, row)
         count = arguments.get("log_lines", 20)
         lines = [str((event["payload"] or {}).get("message", "")) for event in self.journal.events(row.id)
                  if event["type"] == "log"]
@@ -334,23 +305,17 @@ class ToolLayer:
 
     async def _resume_workflow_run(self, arguments: dict, approver: Approver | None) -> dict:
         row = self._resolve(arguments["run"])
-        problems = run_service.resume_problems(row)
-        if problems:
-            raise _Refusal("; ".join(problems))
-        path = f"<run {row.id}>"
-        compiled = compile_source(row.script, path)
-        if compiled.program is None:
+        prepared = self.session.prepare_resume(row)  # the saved workflows pinned at the start: approved then
+        if prepared.compiled is None:  # not resumable
+            raise _Refusal("; ".join(prepared.problems))
+        if prepared.program is None:
             raise _Refusal(f"run {row.id} cannot be resumed: its script no longer compiles with this dwf; "
                            "amend it instead (AmendWorkflow)")
-        # The engine runs the saved workflows pinned at the start; their commands were approved then.
-        commands = frozenset(compiled.program.commands) | pinned_commands(row.workflows)
-        run = await self._start(row.script, path, {}, commands, resume_id=row.id)
+        run = await self._start(prepared)
         return {"ok": True, "run_id": run.id, "status": "backgrounded", "resumed": True,
                 "message": "The run continues in the background; follow it with GetWorkflowRun."}
 
     async def _resolve_workflow_question(self, arguments: dict, approver: Approver | None) -> dict:
-        from dwf.runtime.ports.questions import AnswerError, write_answer
-
         try:
             record = write_answer(self.root, arguments["question_id"], arguments["answer"])
         except AnswerError as error:
@@ -360,89 +325,74 @@ class ToolLayer:
                 "actor": record.get("actor"), "message": "Answered; the actor continues with your answer."}
 
     async def _list_models(self, arguments: dict, approver: Approver | None) -> dict:
-        from dwf.runtime.ports.models import available_models
-
         return {"ok": True, **available_models(self.agent, self.model)}
 
     # ------------------------------------------------------------ helpers
 
-    def _source(self, arguments: dict, fields: tuple[str, ...], rejected: str = "") -> _Source:
+    def _source(self, arguments: dict, fields: tuple[str, ...]) -> _Source:
         given = [name for name in fields if name in arguments]
         if len(given) != 1:
             wanted = ", ".join(f"`{name}`" for name in fields[:-1]) + f" or `{fields[-1]}`"
             got = "none" if not given else " and ".join(f"`{name}`" for name in given)
             raise _Refusal(f"give exactly one of {wanted} (got {got})")
         origin = given[0]
-        draft = None
         if origin == "script":
             text = arguments["script"]
             try:
                 draft = write_draft(self.root, text)
             except DraftError as error:
                 raise _Refusal(str(error)) from None
-            source = _Source(text, str(draft), origin, compile_source(text, str(draft)), draft)
-        elif origin == "path":
+            return _Source(text, str(draft), origin, draft)
+        if origin == "path":
             path = Path(arguments["path"]).expanduser()
             path = path if path.is_absolute() else self.root / path
             try:
-                data = path.read_bytes()
+                return _Source(path.read_bytes(), str(path), origin)
             except OSError as error:
                 raise _Refusal(f"cannot read {path}: {error.strerror or error}; give an existing *.dwf.py file "
                                "(relative paths are relative to the workspace)") from None
-            compiled = compile_bytes(data, str(path))
-            source = _Source(compiled.source.text, str(path), origin, compiled)
-        else:
-            from dwf.runtime.host.saved import SavedWorkflowError, open_saved
+        try:
+            text, path = read_saved_text(self.root, arguments["saved"])
+        except SavedWorkflowError as error:
+            raise _Refusal(str(error) + " (ListSavedWorkflows lists them)") from None
+        return _Source(text, str(path), origin)
 
-            try:
-                workflow, text, compiled = open_saved(self.root, arguments["saved"])
-            except SavedWorkflowError as error:
-                raise _Refusal(str(error) + " (ListSavedWorkflows lists them)") from None
-            source = _Source(text, str(workflow.path), origin, compiled)
-        if source.compiled.program is None:
-            raise _Refusal(**_rejection(source, rejected))
-        return source
-
-    def _called(self, program) -> CalledWorkflows:
-        """The saved workflows `program` calls inline (`saved.resolve_called`), with hints that
-        name this layer's tools."""
-        called = resolve_called(program, self.root)
-        problems = [problem.replace("`dwfc saved` lists them", "ListSavedWorkflows lists them")
-                    for problem in called.problems]
-        return replace(called, problems=problems)
+    def _prepare(self, source: _Source, args: dict | None, *, rejected: str = "", called: bool = True,
+                 given: tuple[str, ...] | None = None) -> PreparedRun:
+        """The submitted script prepared once (`host.session`); a script that does not compile
+        is refused with its diagnostics. Without `called`, the saved workflows it calls are not
+        looked up (a script being saved does not run)."""
+        prepared = (self.session.prepare(source.data, source.path, args, given=given) if called
+                    else prepare(source.data, source.path, None, {}))
+        if prepared.program is None:
+            raise _Refusal(**_rejection(source, prepared, rejected))
+        return prepared
 
     @staticmethod
-    def _name(program) -> str:
-        return program.meta.get("name") or "workflow"
+    def _hints(problems: list[str]) -> list[str]:
+        """Problems with the hints that name this layer's tools instead of `dwfc` commands."""
+        return [problem.replace("`dwfc saved` lists them", "ListSavedWorkflows lists them") for problem in problems]
 
-    def _run_approval(self, tool: str, source: _Source, run_args: dict | None, given: tuple, caps: dict, *,
-                      summary: str, preface: str | None = None, runs: bool = True,
-                      called: CalledWorkflows | None = None) -> ApprovalRequest:
-        """The approval screen: the plan of `dwfc plan` (with the saved workflows it `called`)
-        and, when it `runs`, where and how (as `dwfc run` prints it)."""
-        from dwf.compiler.plan.document import build_plan
-        from dwf.compiler.plan.text import render_text
-
-        from dwf.runtime.cli.main import plan_summary
-
-        called = called or CalledWorkflows()
-
+    def _run_approval(self, tool: str, source: _Source, prepared: PreparedRun, caps: dict, *,
+                      summary: str, preface: str | None = None, runs: bool = True) -> ApprovalRequest:
+        """The approval screen: the plan of `dwfc plan` (with the saved workflows it calls) and,
+        when it `runs`, where and how (as `dwfc run` prints it)."""
         if runs:
-            options = SimpleNamespace(agent=self.agent or "(none)", max_concurrency=caps.get("max_concurrency"),
-                                      budget=caps.get("budget"))
-            text = plan_summary(source.compiled, run_args, given, self.root, options, called).rstrip("\n")
+            text = plan_summary(prepared, self.root, agent=self.agent or "(none)",
+                                max_concurrency=caps.get("max_concurrency"), budget=caps.get("budget")).rstrip("\n")
         else:
-            text = render_text(build_plan(source.compiled, run_args, given)).rstrip("\n")
+            text = render_text(prepared_plan(prepared)).rstrip("\n")
         if preface:
             text = preface + "\n\n" + text
-        commands = sorted(called.approved_commands(source.compiled.program))
+        commands = sorted(prepared.commands)
         summary += f"; commands: {', '.join(commands)}" if commands else "; it runs no commands"
-        if called.workflows:
-            summary += "; it calls the saved workflows " + ", ".join(f"`{w.name}`" for w in called.workflows)
+        if prepared.called:
+            summary += "; it calls the saved workflows " + ", ".join(f"`{name}`" for name in prepared.called)
+        run_args = prepared.args if runs else None
         return ApprovalRequest(tool, summary, text, {
-            "name": self._name(source.compiled.program), "path": source.path, "args": run_args,
+            "name": prepared.name, "path": source.path, "args": run_args,
             "commands": commands, "workspace": str(self.root), "agent": self.agent,
-            **({"workflows": called.to_json()} if called.workflows else {}),
+            **({"workflows": called_entries(prepared.called, prepared.sources)} if prepared.called else {}),
             **{key: value for key, value in caps.items() if value is not None}})
 
     async def _approve(self, approver: Approver | None, request: ApprovalRequest) -> bool:
@@ -452,10 +402,8 @@ class ToolLayer:
         return bool(await approver(request))
 
     def _load_port(self):
-        from dwf.runtime.cli.main import _load_agent_port
-
         problems: list[str] = []
-        port = _load_agent_port(self.agent, problems, self.root, model=self.model, actor_tools=self.actor_tools)
+        port = self.session.open_port(problems)
         if port is None:
             raise ToolLayerError("; ".join(problems) or f"cannot load the agent port {self.agent!r}")
         return port
@@ -472,40 +420,20 @@ class ToolLayer:
         except ToolLayerError as error:
             raise _Refusal(str(error)) from None
 
-    def _world(self, commands: frozenset[str]):
-        from dwf.runtime.ports.world import LocalWorld
-
-        return LocalWorld(self.root, allowed_commands=commands)
-
-    def _artifacts(self):
-        from dwf.runtime.ports.artifacts import ArtifactStore
-
-        return ArtifactStore(self.root)
-
-    async def _start(self, script: str, path: str, run_args: dict, commands: frozenset[str], *,
-                     workflows: dict[str, str] | None = None, max_concurrency: int | None = None,
-                     budget: int | None = None, resume_id: str | None = None):
-        """Start (or resume) a background run that may execute exactly the approved `commands`;
-        `workflows` are the saved workflow scripts it calls inline (a resume uses the pinned ones)."""
-        from dwf.runtime.engine.engine import StartError, StartRequest
-        from dwf.runtime.ports.questions import FileQuestions
-
+    async def _start(self, prepared: PreparedRun, *, max_concurrency: int | None = None, budget: int | None = None):
+        """Start (or resume) a background run of a prepared script: it may execute exactly its
+        approved command set, and calls the saved workflows it was prepared with (a resume: the
+        pinned ones)."""
         port = self._port()
-        run_id = resume_id or f"dwfrun-{uuid.uuid4().hex}"
-        request = StartRequest(
-            script=script, agent_port=port, path=path, args=run_args, journal=self.journal, run_id=run_id,
-            resume=resume_id is not None, world=self._world(commands), artifacts=self._artifacts(),
-            questions=FileQuestions(self.root, run_id), max_concurrency=max_concurrency, budget=budget,
-            approved_commands=commands, workflows=workflows, control_dir=self.control)
         self._forget_settled()
         try:
-            run = self._engine.start(request)
+            run = self.session.start(self._engine, prepared, port, max_concurrency=max_concurrency, budget=budget)
         except StartError as error:
             await port.close()
-            verb = "resumed" if resume_id else "started"
+            verb = "resumed" if prepared.stored is not None else "started"
             raise _Refusal(f"the run was not {verb}: " + "; ".join(error.problems)) from None
-        if resume_id is None:
-            self._own(run.id, commands)
+        if prepared.stored is None:
+            self._own(run.id, prepared.commands)
         return run
 
     def _forget_settled(self) -> None:
@@ -519,13 +447,13 @@ class ToolLayer:
         self._approved_commands[run_id] = commands
 
     def _reconcile(self) -> None:
-        run_service.reconcile(self.journal, self.control)
+        self.session.reconcile()
 
     def _resolve(self, reference: str):
         self._reconcile()
         try:
-            return run_service.resolve_run(self.journal, reference)
-        except run_service.RunLookupError as error:
+            return resolve_run(self.journal, reference)
+        except RunLookupError as error:
             message = str(error).replace("`dwfc runs` lists", "ListWorkflowRuns lists")
             if error.candidates:
                 message += ": " + ", ".join(row.id for row in error.candidates[:10])
@@ -540,9 +468,9 @@ def _diagnostic_line(path: str, diagnostic: dict) -> str:
     return line + (f" (help: {diagnostic['help']})" if diagnostic.get("help") else "")
 
 
-def _rejection(source: _Source, rejected: str) -> dict:
+def _rejection(source: _Source, prepared: PreparedRun, rejected: str) -> dict:
     """The result for a script that does not compile: `path:L{line}:C{col} message` lines."""
-    diagnostics = [d.to_json() for d in source.compiled.diagnostics]
+    diagnostics = [d.to_json() for d in prepared.compiled.diagnostics]
     lines = [_diagnostic_line(source.path, d) for d in diagnostics if d["severity"] == "error"]
     if source.origin == "script":
         advice = f"{NOT_EXECUTED} (the draft: {source.draft})"

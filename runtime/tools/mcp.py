@@ -67,7 +67,6 @@ APPROVAL_FORM = {"type": "object", "required": ["approve"],
                  "properties": {"approve": {"type": "boolean", "title": "Approve",
                                             "description": "Yes to go ahead as described above; no to refuse."}}}
 MAX_PENDING_APPROVALS = 64
-READ_ONLY_TOOLS = {"ListSavedWorkflows", "ListWorkflowRuns", "GetWorkflowRun", "ListModels"}
 GUIDE_URI = "dwf://guide/language"
 WRITE_PROMPT = "write-workflow"
 INSTRUCTIONS = (
@@ -118,7 +117,7 @@ class McpToolServer:
     async def _list_tools(self, ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[
             types.Tool(name=d.name, description=d.description, input_schema=d.input_schema,
-                       annotations=types.ToolAnnotations(read_only_hint=True) if d.name in READ_ONLY_TOOLS else None)
+                       annotations=types.ToolAnnotations(read_only_hint=True) if d.read_only else None)
             for d in self.tools.definitions()])
 
     async def _call_tool(self, ctx, params: types.CallToolRequestParams):

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import anyio
 
 from dwf.compiler.compile import CompileResult, compile_source
-from dwf.runtime.engine.engine import Engine, RunResult, StartError, StartRequest
+from dwf.runtime.engine import Engine, RunOutcome, StartError, StartRequest
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.ports.protocols import AskRequest
 from fakes import FakeAgentPort, echo
@@ -79,7 +79,7 @@ def compile_snippet(snippet: str) -> CompileResult:
 
 
 async def run_async(snippet: str, limits: Limits | None = None, port: EchoPort | None = None, *,
-                    timeout: float = 10.0, **options: Any) -> RunResult:
+                    timeout: float = 10.0, **options: Any) -> RunOutcome:
     """`options` go to `StartRequest` (args, world, max_concurrency, ...); asks may run 8 at a
     time unless `max_concurrency` says otherwise, whatever the machine's CPU count."""
     options.setdefault("max_concurrency", 8)
@@ -99,8 +99,8 @@ async def run_async(snippet: str, limits: Limits | None = None, port: EchoPort |
 
 
 def run(snippet: str, limits: Limits | None = None, port: EchoPort | None = None, *, timeout: float = 10.0,
-        **options: Any) -> RunResult:
-    """Compile and run `snippet` (raises `StartError` on compile errors); returns the RunResult."""
+        **options: Any) -> RunOutcome:
+    """Compile and run `snippet` (raises `StartError` on compile errors); returns the RunOutcome."""
     return anyio.run(lambda: run_async(snippet, limits, port, timeout=timeout, **options))
 
 
@@ -111,4 +111,4 @@ def value(snippet: str, limits: Limits | None = None, port: EchoPort | None = No
     return result.value
 
 
-__all__ = ["EchoPort", "FakeWorld", "Limits", "RunResult", "StartError", "compile_snippet", "run", "run_async", "script_of", "value"]
+__all__ = ["EchoPort", "FakeWorld", "Limits", "RunOutcome", "StartError", "compile_snippet", "run", "run_async", "script_of", "value"]

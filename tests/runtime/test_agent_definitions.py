@@ -13,7 +13,7 @@ from dwf.runtime.ports.agent_definitions import (AgentDefinitionError, agent_typ
                                            load_definition, parse_definition, parse_frontmatter)
 from dwf.runtime.ports.anthropic import CONTRACT, AnthropicAgentPort
 from dwf.runtime.cli.main import main
-from dwf.runtime.engine.engine import Engine, StartRequest
+from dwf.runtime.engine import Engine, StartRequest
 
 from fake_messages_api import FakeMessagesAPI, text, tool_use
 

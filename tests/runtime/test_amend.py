@@ -15,9 +15,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dwf.runtime.journal import control as runs
+from dwf.runtime.engine import resume_problems
 from dwf.runtime.host.amend import amend
-from dwf.runtime.engine.engine import Engine, StartError, StartRequest
+from dwf.runtime.engine import Engine, StartError, StartRequest
 from dwf.runtime.ports.protocols import Usage
 from dwf.runtime.journal.sqlite import SqliteJournal
 from dwf.runtime.ports.world import LocalWorld
@@ -246,7 +246,7 @@ def test_amending_a_live_run_stops_it_as_superseded(journal, tmp_path):
     assert row.status == "stopped" and row.stop_reason == "superseded" and row.superseded_by == new.run_id
     assert new.status == "completed" and new.value == ["alpha:one", "beta:two"]
     assert port.calls == [("alpha", "one"), ("beta", "slow two"), ("beta", "two")]
-    assert runs.resume_problems(row)  # a superseded run is not resumable
+    assert resume_problems(row)  # a superseded run is not resumable
 
 
 def test_amend_refuses_unknown_runs_and_broken_scripts(journal, tmp_path):
@@ -284,7 +284,7 @@ def test_a_live_run_stopped_for_an_amend_the_engine_refuses_stays_resumable(jour
     assert "can be resumed" in problems[-1]
     row = journal.get_run(old.run_id)
     assert (row.status, row.stop_reason, row.superseded_by) == ("stopped", "interrupted", None)
-    assert not runs.resume_problems(row)
+    assert not resume_problems(row)
     assert [r.id for r in journal.list_runs()] == [old.run_id]  # no successor was recorded
 
 def test_dwfc_amend_cli(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 
 from dwf.runtime.ports.actor_tools import ActorTools
 from dwf.runtime.ports.anthropic import CONTRACT, AnthropicAgentPort, AnthropicPortError, submit_schema
-from dwf.runtime.engine.engine import Engine, StartRequest
+from dwf.runtime.engine import Engine, StartRequest
 from dwf.runtime.ports.protocols import Usage
 
 from fake_messages_api import (FakeMessagesAPI, error, message, overloaded, rate_limited, slow, text,

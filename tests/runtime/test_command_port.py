@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from dwf.runtime.ports.command import CommandAgentPort, CommandPortError
-from dwf.runtime.engine.engine import Engine, StartRequest
+from dwf.runtime.engine import Engine, StartRequest
 
 
 @pytest.fixture
@@ -157,7 +157,7 @@ async def test_timeout_and_cancellation_kill_the_command(agent, tmp_path):
 
 def test_load_agent_port_for_the_cli(tmp_path, monkeypatch):
     from dwf.runtime.ports.anthropic import AnthropicAgentPort
-    from dwf.runtime.ports.command import load_agent_port
+    from dwf.runtime.ports.factory import load_agent_port
 
     problems = []
     port = load_agent_port("command", "my-agent --x", tmp_path, problems)
@@ -173,7 +173,7 @@ def test_load_agent_port_for_the_cli(tmp_path, monkeypatch):
 
 
 def test_load_agent_port_model_and_actor_tools(tmp_path, monkeypatch):
-    from dwf.runtime.ports.command import load_agent_port
+    from dwf.runtime.ports.factory import load_agent_port
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     monkeypatch.delenv("DWF_ACTOR_TOOLS", raising=False)
@@ -196,7 +196,7 @@ def test_dwfc_run_flags_reach_the_anthropic_port(tmp_path, monkeypatch):
         problems.append("stop here")
         return None
 
-    monkeypatch.setattr("dwf.runtime.ports.command.load_agent_port", fake_loader)
+    monkeypatch.setattr("dwf.runtime.ports.factory.load_agent_port", fake_loader)
     (tmp_path / "s.dwf.py").write_text('meta = {"name": "s", "description": "d"}\nreturn await agent().ask("x")\n')
     code = cli.main(["run", str(tmp_path / "s.dwf.py"), "--yes", "--agent", "anthropic", "--model", "claude-m",
                      "--actor-tools", "read", "--progress", "json", "--workspace", str(tmp_path)])

@@ -7,7 +7,7 @@ import random
 import anyio
 import pytest
 
-from dwf.runtime.engine.engine import Engine, StartError, StartRequest
+from dwf.runtime.engine import Engine, StartError, StartRequest
 from fakes import FakeAgentPort
 
 

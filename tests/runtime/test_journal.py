@@ -15,10 +15,9 @@ import threading
 import time
 from pathlib import Path
 
-import anyio
 import pytest
 
-from dwf.runtime.engine.engine import Engine, StartRequest
+from dwf.runtime.engine import Engine, StartRequest
 from dwf.runtime.journal.memory import MemoryJournal
 from dwf.runtime.journal.store import JournalError, JournalStore, NodeRow, RunRow
 from fakes import FakeAgentPort

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from dwf.runtime.interpreter import limits as limits_module
-from dwf.runtime.engine.engine import Engine, StartRequest
+from dwf.runtime.engine import Engine, StartRequest
 from dwf.runtime.interpreter.limits import Limits
 
 from runner import EchoPort, run, script_of

@@ -15,7 +15,8 @@ import anyio
 import pytest
 
 from dwf.runtime.journal import control as runs
-from dwf.runtime.engine.engine import Engine, StartError, StartRequest
+from dwf.runtime.host import run_views
+from dwf.runtime.engine import Engine, StartError, StartRequest
 from dwf.runtime.journal.store import RunRow
 from dwf.runtime.ports.scripted import ScriptedAgentPort, parse_fixture
 from dwf.runtime.journal.sqlite import SqliteJournal
@@ -157,13 +158,13 @@ def test_runs_are_found_by_unique_prefix(journal):
     for suffix in ("aa11", "aa22", "bb33"):
         journal.create_run(RunRow(id=f"dwfrun-{suffix}", script="", script_sha256="", ir_hash="", compiler_version="0",
                                   args={}, meta={}, caps={}, status="completed"))
-    assert runs.resolve_run(journal, "bb").id == "dwfrun-bb33"
-    assert runs.resolve_run(journal, "dwfrun-aa2").id == "dwfrun-aa22"
-    with pytest.raises(runs.RunLookupError) as caught:
-        runs.resolve_run(journal, "aa")
+    assert run_views.resolve_run(journal, "bb").id == "dwfrun-bb33"
+    assert run_views.resolve_run(journal, "dwfrun-aa2").id == "dwfrun-aa22"
+    with pytest.raises(run_views.RunLookupError) as caught:
+        run_views.resolve_run(journal, "aa")
     assert {row.id for row in caught.value.candidates} == {"dwfrun-aa11", "dwfrun-aa22"}
-    with pytest.raises(runs.RunLookupError):
-        runs.resolve_run(journal, "zz")
+    with pytest.raises(run_views.RunLookupError):
+        run_views.resolve_run(journal, "zz")
 
 
 def test_reconcile_marks_only_runs_whose_owner_is_gone(journal, tmp_path):

@@ -16,7 +16,7 @@ import anyio
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from dwf.runtime.engine.engine import Engine, StartRequest
+from dwf.runtime.engine import Engine, StartRequest
 from dwf.runtime.journal.sqlite import SqliteJournal
 from fakes import FakeAgentPort
 

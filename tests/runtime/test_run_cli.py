@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from dwf.runtime.cli.main import main
-from dwf.runtime.engine.engine import RunResult
+from dwf.runtime.engine import RunOutcome
 from dwf.runtime.engine.events import EVENT_TYPES
 from dwf.runtime.cli.progress import StreamJsonProgress, TextProgress
 from dwf.runtime.values.records import Record
@@ -437,7 +437,7 @@ def test_text_progress_live_line_is_redrawn_in_place():
     assert "\r\x1b[2K[Review] asks 1 running, 0 waiting, 0 done | 0 tokens" in text
     progress({"type": "run-settled", "status": "stopped", "stop_reason": "interrupted", "error": "stopped", "value": None})
     assert err.getvalue().endswith("run dwfrun-x stopped (interrupted) after 0.2s: 0 asks done, 0 output tokens\nstopped\n")
-    progress.finish(RunResult("dwfrun-x", "stopped", error="stopped", stop_reason="interrupted"))
+    progress.finish(RunOutcome("dwfrun-x", "stopped", error="stopped", stop_reason="interrupted"))
     assert out.getvalue() == ""
 
 
@@ -445,7 +445,7 @@ def test_stream_json_progress_wraps_each_event_and_serializes_records():
     out = io.StringIO()
     progress = StreamJsonProgress(out, io.StringIO())
     progress({"type": "report", "item": {"ref": Record("ArtifactRef", id="r", version=2)}})
-    progress.finish(RunResult("dwfrun-x", "completed", value=[1]))
+    progress.finish(RunOutcome("dwfrun-x", "completed", value=[1]))
     first, last = [json.loads(line) for line in out.getvalue().splitlines()]
     assert first == {"type": "workflow.run.progress", "event": {"type": "report", "item": {"ref": {"id": "r", "version": 2}}}}
     assert last["status"] == "completed" and last["value"] == [1]

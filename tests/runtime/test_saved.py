@@ -1,7 +1,7 @@
 """Saved workflows (TOOLS §4) through `dwf.runtime.host.saved`: saving (compile first, name from
 meta, atomic exclusive write, overwrite refusal and replace), name validation including path
 traversal, listing (project first, shadowing, broken files listed), finding and reading, and resolving
-the saved workflows a script calls inline (`resolve_called`, `pinned_commands`). Real
+the saved workflows a script calls inline (`resolve_called` finds them, `engine.prepare` checks them). Real
 files in temp dirs; `DWF_HOME` always points into the temp dir."""
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 from dwf.compiler.compile import compile_source
+from dwf.runtime.engine import prepare
 from dwf.runtime.host import saved
+from dwf.runtime.host.approval import called_entries
+from dwf.runtime.host.session import WorkspaceSession
 from dwf.runtime.host.saved import SavedWorkflow, SavedWorkflowError, find_saved, list_saved, read_saved, save_workflow
 
 from cli_transcripts import isolated_home
@@ -298,14 +301,18 @@ def test_a_global_folder_that_cannot_be_listed_holds_no_workflows(workspace, hom
 # ---------------------------------------------------------------- inline calls (resolve_called)
 
 
-def caller(*names: str, commands: tuple[str, ...] = ()) -> object:
-    """The compiled program of a script that calls the saved workflows `names` (in that order)
-    and runs `commands` itself."""
+def caller_text(*names: str, commands: tuple[str, ...] = ()) -> str:
+    """A script that calls the saved workflows `names` (in that order) and runs `commands` itself."""
     lines = ['meta = {"name": "caller", "description": "Calls saved workflows."}', 'phase("Call")']
     lines += [f'await world.run("{command}", [])' for command in commands]
     lines += [f'await workflow("{name}")' for name in names]
     lines += ['return await agent("a").ask("done?")']
-    compiled = compile_source("\n".join(lines) + "\n", "caller.dwf.py")
+    return "\n".join(lines) + "\n"
+
+
+def caller(*names: str, commands: tuple[str, ...] = ()) -> object:
+    """The compiled program of `caller_text(*names, commands=...)`."""
+    compiled = compile_source(caller_text(*names, commands=commands), "caller.dwf.py")
     assert compiled.program is not None, compiled.diagnostics
     return compiled.program
 
@@ -328,58 +335,65 @@ def write_project(workspace: Path, name: str, text: str) -> Path:
     return path
 
 
+def prepared(workspace: Path, *names: str, commands: tuple[str, ...] = ()):
+    """The caller of `caller(*names, commands=...)` prepared for a run in `workspace`: its saved
+    workflows found by `resolve_called`, compiled and checked by `engine.prepare`."""
+    return WorkspaceSession(workspace).prepare(caller_text(*names, commands=commands), "caller.dwf.py", {})
+
+
 def test_resolve_called_finds_each_name_once_in_call_order_with_its_script(workspace):
     save_workflow(workspace, runner("lint", "ruff"), "project")
     save_workflow(workspace, runner("notes"), "global")
-    called = saved.resolve_called(caller("notes", "lint", "notes"), workspace)
+    assert list(saved.resolve_called(caller("notes", "lint", "notes"), workspace)) == ["notes", "lint"]
+    called = prepared(workspace, "notes", "lint", "notes")
     assert called.problems == []
-    assert [(w.name, w.scope) for w in called.workflows] == [("notes", "global"), ("lint", "project")]
-    assert called.scripts == {"notes": runner("notes"), "lint": runner("lint", "ruff")}
-    assert called.to_json()[1] == {"name": "lint", "scope": "project", "path": str(saved.project_dir(workspace)
-                                   / "lint.dwf.py"), "description": "Runs ruff.", "commands": ["ruff"]}
+    entries = called_entries(called.called, called.sources)
+    assert [(entry["name"], entry["scope"]) for entry in entries] == [("notes", "global"), ("lint", "project")]
+    assert called.workflows == {"notes": runner("notes"), "lint": runner("lint", "ruff")}
+    assert entries[1] == {"name": "lint", "scope": "project", "path": str(saved.project_dir(workspace)
+                          / "lint.dwf.py"), "description": "Runs ruff.", "commands": ["ruff"]}
 
 
 def test_resolve_called_uses_the_project_workflow_that_shadows_a_global_one(workspace):
     save_workflow(workspace, runner("lint", "flake8"), "global")
     save_workflow(workspace, runner("lint", "ruff"), "project")
-    called = saved.resolve_called(caller("lint"), workspace)
-    assert called.scripts == {"lint": runner("lint", "ruff")} and called.commands == {"ruff"}
+    called = prepared(workspace, "lint")
+    assert called.workflows == {"lint": runner("lint", "ruff")} and called.commands == {"ruff"}
 
 
 def test_resolve_called_unions_the_commands_and_approves_them_with_the_callers(workspace):
     save_workflow(workspace, runner("lint", "ruff", "git"), "project")
     save_workflow(workspace, runner("test", "pytest", "git"), "project")
-    program = caller("lint", "test", commands=("make",))
-    called = saved.resolve_called(program, workspace)
-    assert called.commands == frozenset({"ruff", "git", "pytest"})
-    assert called.approved_commands(program) == frozenset({"make", "ruff", "git", "pytest"})
-    assert [entry["commands"] for entry in called.to_json()] == [["git", "ruff"], ["git", "pytest"]]
+    called = prepared(workspace, "lint", "test", commands=("make",))
+    assert called.commands == frozenset({"make", "ruff", "git", "pytest"})
+    assert [entry["commands"] for entry in called_entries(called.called, called.sources)] == [["git", "ruff"],
+                                                                                             ["git", "pytest"]]
 
 
 def test_resolve_called_reports_an_unknown_name_with_its_line_and_a_close_match(workspace):
     save_workflow(workspace, runner("summarize"), "project")
-    called = saved.resolve_called(caller("sumarize", "zzz"), workspace)
+    called = prepared(workspace, "sumarize", "zzz")
     assert called.problems == [
         'line 3 calls workflow("sumarize"), but there is no saved workflow named `sumarize` '
         "(did you mean `summarize`?); `dwfc saved` lists them",
         'line 4 calls workflow("zzz"), but there is no saved workflow named `zzz`; `dwfc saved` lists them']
-    assert called.workflows == [] and called.scripts == {} and called.commands == frozenset()
+    assert called.called == {} and called.workflows == {} and called.commands == frozenset()
 
 
 def test_resolve_called_reports_a_broken_called_workflow_with_the_check_command(workspace):
     path = write_project(workspace, "broken", BROKEN)
-    called = saved.resolve_called(caller("broken"), workspace)
+    called = prepared(workspace, "broken")
     assert called.problems == [f"the saved workflow `broken` ({path}) has 1 error; `dwfc check {path}` shows them"]
 
 
 def test_resolve_called_refuses_nesting_beyond_one_level(workspace):
     save_workflow(workspace, runner("leaf"), "project")
     save_workflow(workspace, runner("middle", "echo", calls=("leaf", "other")), "project")
-    called = saved.resolve_called(caller("middle"), workspace)
+    called = prepared(workspace, "middle")
     assert called.problems == ["saved workflows run one level deep: `middle` calls `leaf` and `other`; "
                                "call them from this script instead"]
     save_workflow(workspace, runner("loop", calls=("loop",)), "project")  # calls itself
-    assert saved.resolve_called(caller("loop"), workspace).problems == [
+    assert prepared(workspace, "loop").problems == [
         "saved workflows run one level deep: `loop` calls `loop`; call it from this script instead"]
 
 
@@ -387,7 +401,7 @@ def test_resolve_called_reports_every_problem_at_once(workspace):
     write_project(workspace, "broken", BROKEN)
     save_workflow(workspace, runner("middle", calls=("leaf",)), "project")
     save_workflow(workspace, runner("fine", "echo"), "project")
-    called = saved.resolve_called(caller("nope", "broken", "middle", "fine"), workspace)
+    called = prepared(workspace, "nope", "broken", "middle", "fine")
     assert [problem.split(" ")[:4] for problem in called.problems] == [
         ["line", "3", "calls", 'workflow("nope"),'], ["the", "saved", "workflow", "`broken`"],
         ["saved", "workflows", "run", "one"]]
@@ -398,13 +412,15 @@ def test_resolve_called_without_workflow_calls_touches_no_file(workspace, monkey
     def no_file_access(*args, **kwargs):
         raise AssertionError("a script that calls no saved workflow must not look any up")
 
-    monkeypatch.setattr(saved, "find_saved", no_file_access)
+    monkeypatch.setattr(saved, "locate_saved", no_file_access)
     monkeypatch.setattr(saved.os, "scandir", no_file_access)
-    called = saved.resolve_called(caller(commands=("git",)), workspace)
-    assert (called.scripts, called.commands, called.workflows, called.problems) == ({}, frozenset(), [], [])
-    assert called.approved_commands(caller(commands=("git",))) == {"git"}
+    assert saved.resolve_called(caller(commands=("git",)), workspace) == {}
+    called = prepared(workspace, commands=("git",))
+    assert (called.called, called.workflows, called.problems, called.commands) == ({}, {}, [], {"git"})
 
 
 def test_pinned_commands_are_those_of_the_stored_scripts(workspace):
-    assert saved.pinned_commands({"a": runner("a", "ruff"), "b": runner("b", "git"), "x": BROKEN}) == {"ruff", "git"}
-    assert saved.pinned_commands({}) == frozenset()
+    pinned = prepare(caller_text("a", "b"), "caller.dwf.py", {}, {"a": runner("a", "ruff"), "b": runner("b", "git")})
+    assert pinned.problems == [] and pinned.commands == {"ruff", "git"}
+    broken = prepare(caller_text("x"), "caller.dwf.py", {}, {"x": BROKEN})
+    assert broken.commands == frozenset() and broken.problems  # a script that no longer compiles adds none

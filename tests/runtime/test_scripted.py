@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dwf.runtime.engine.engine import Engine, RunResult, StartRequest
+from dwf.runtime.engine import Engine, RunOutcome, StartRequest
 from dwf.runtime.journal.memory import MemoryJournal
 from dwf.runtime.ports.scripted import (CALL_LOG_ENV, FixtureError, ScriptedAgentPort, default_output_tokens, load_fixture,
                                   parse_fixture)
@@ -38,7 +38,7 @@ class Questions:
         return self.answers.pop(0)
 
 
-async def run_script(body: str, fixture: dict, *, questions=None, journal=None, port=None, **options) -> tuple[RunResult, list[dict]]:
+async def run_script(body: str, fixture: dict, *, questions=None, journal=None, port=None, **options) -> tuple[RunOutcome, list[dict]]:
     events: list[dict] = []
     port = port or ScriptedAgentPort(parse_fixture(fixture, "test.fixture.json"))
     async with Engine() as engine:

@@ -5,10 +5,9 @@ any effect; a resume replays the called workflow's finished asks from the pinned
 
 from __future__ import annotations
 
-import anyio
 import pytest
 
-from dwf.runtime.engine.engine import Engine, StartError, StartRequest
+from dwf.runtime.engine import Engine, StartError, StartRequest
 from dwf.runtime.journal.memory import MemoryJournal
 from fakes import FakeAgentPort
 

@@ -1,0 +1,398 @@
+"""This module defines `RunHost`, the effect host the interpreter of one run calls (RUNTIME §2-§4):
+actors, phases and logs, asks, world reads and commands, reports, artifacts, saved workflows
+called inline and escalations.
+
+Every effect goes through `_effect`: a resumed run's settled rows (loaded once) are consulted
+first (a completed or failed row with the same key replays without calling a port; a different
+input hash fails the run with `InputHashMismatch`), then an amended run's imported cache, then
+the row is written `running`, the effect is dispatched once that row and every outcome settled
+before it are committed (`commits.GroupCommitter`), and the row is settled. Each `node-started`
+gets exactly one `node-settled`, on every path. The ask protocol itself (turns, nudge, schema
+repairs) is in `engine/ask.py`.
+
+Scheduling (RUNTIME §3). Asks on one actor are admitted FIFO and run one at a time (a fair
+per-actor lock); across actors at most `max_concurrency` asks are in flight (the run's capacity
+limiter). World reads and commands are outside that cap.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from typing import Any, Awaitable, Callable
+
+import anyio
+import jsonschema
+
+from dwf.compiler import ir
+
+from dwf.runtime.engine.arguments import ArgumentError, validate_args
+from dwf.runtime.engine.ask import AskSession, run_ask
+from dwf.runtime.engine.called import CalledWorkflowHost, line_of
+from dwf.runtime.engine.commits import GroupCommitter
+from dwf.runtime.engine.events import EventBus
+from dwf.runtime.engine.import_cache import ImportedCache
+from dwf.runtime.engine.prepare import PreparedRun
+from dwf.runtime.interpreter import sandbox
+from dwf.runtime.interpreter.interpreter import Interpreter
+from dwf.runtime.interpreter.limits import Limits
+from dwf.runtime.journal.store import JournalStore, NodeRow, input_hash
+from dwf.runtime.ports.protocols import (ActorSpec, AgentPort, ArtifactPort, AskRequest, QuestionPort, Usage,
+                                         WorldPort)
+from dwf.runtime.values.errors import FatalError, ScriptError
+from dwf.runtime.values.objects import ActorHandle
+from dwf.runtime.values.records import Record, to_journal
+
+INSTRUCTIONS_HEAD = 240
+
+
+@dataclasses.dataclass(frozen=True)
+class RunPorts:
+    """RunPorts: what a run reaches outside itself (None: that effect fails, or has no owner)."""
+
+    agent: AgentPort
+    world: WorldPort | None = None
+    artifacts: ArtifactPort | None = None
+    questions: QuestionPort | None = None
+
+
+class RunHost:
+    """RunHost: the `EffectHost` of one run (module docstring). `Run` owns it and reads its
+    usage, reports and live nodes when the run settles."""
+
+    def __init__(self, run_id: str, prepared: PreparedRun, ports: RunPorts, *, journal: JournalStore,
+                 events: EventBus, committer: GroupCommitter, limits: Limits, max_concurrency: int,
+                 max_agents: int, budget: int | None, usage: Usage, replay: dict[tuple[str, str], NodeRow],
+                 cache: ImportedCache | None):
+        self.id = run_id
+        self.program = prepared.program
+        self.called = prepared.called  # saved workflows called inline, by name
+        self.commands = prepared.commands  # the only commands the run may execute
+        self.agent_port, self.world, self.artifacts, self.questions = ports.agent, ports.world, ports.artifacts, ports.questions
+        self.journal = journal
+        self.events = events
+        self.committer = committer
+        self.limits = limits
+        self.limiter = anyio.CapacityLimiter(max_concurrency)
+        self.max_agents = max_agents
+        self.budget_limit = budget
+        self.usage = usage
+        # Settled rows of the run being resumed, loaded once: replay is a dict lookup. A new run
+        # has no rows, so its effects never read the journal before writing.
+        self.replay = replay
+        self.cache = cache
+        self.reports: list = []
+        self.actors: dict[str, ActorSpec] = {}
+        self.actor_names: dict[str, str] = {}
+        self.actor_locks: dict[str, anyio.Lock] = {}
+        self.actors_started: set[str] = set()
+        self.live_nodes: dict[tuple[str, str], str] = {}  # (site, key) -> kind, for force-settlement
+        self.phase: str | None = None
+        self._validators: dict[str, jsonschema.protocols.Validator] = {}
+        self.interpreter = Interpreter(self.program, self, limits=limits, args=prepared.args)
+        self.interpreter.source_lines = prepared.script.splitlines()
+
+    # ------------------------------------------------------------ host: actors, phases, logs
+
+    def create_actor(self, site: str, key: str, name: str | None, system: str | None, model: str | None,
+                     agent_type: str | None) -> ActorHandle:
+        if len(self.actors) >= self.max_agents:
+            raise FatalError("LimitExceeded", f"the actor limit ({self.max_agents:,}) was exceeded")
+        if name:
+            if name in self.actor_names:
+                raise FatalError("DuplicateActorName", f"two actors are named \"{name}\" ({self.actor_names[name]} and {key})")
+            self.actor_names[name] = key
+        spec = ActorSpec(key, name or None, system, model, agent_type)
+        self.actors[key] = spec
+        self.actor_locks[key] = anyio.Lock()
+        self.journal.put_actor(self.id, site, key, name, system, model)
+        if self.cache is not None:
+            self.cache.attach(name or None, system)
+        self.events.emit("actor-created", site=site, key=key, name=name, system=system, model=model,
+                         agent_type=agent_type, phase=self.phase)
+        return ActorHandle(key, name or None, site, key)
+
+    def enter_phase(self, name: str) -> None:
+        self.phase = name
+        self.events.emit("phase-entered", name=name)
+
+    def log(self, message: str) -> None:
+        self.events.emit("log", message=message, phase=self.phase)
+
+    def budget_total(self) -> int | None:
+        return self.budget_limit
+
+    def budget_spent(self) -> int:
+        return self.usage.output_tokens
+
+    # ------------------------------------------------------------ host: effects
+
+    def _replayed(self, site: str, key: str, kind: str, digest: str) -> Any:
+        """The journaled outcome of an effect the resumed run settled before: no port, no tokens."""
+        row = self.replay.pop((site, key))
+        if row.input_hash != digest:
+            raise FatalError("InputHashMismatch", f"{key}: the journal recorded different inputs for this effect")
+        if self.cache is not None:
+            self.cache.note_replayed(row)
+        extra = {"imported": True} if row.imported else {}
+        self.events.emit("node-settled", site=site, key=key, kind=kind, outcome="ok" if row.status == "completed" else "failed",
+                         cached=True, phase=self.phase, **extra)
+        if row.status == "failed":
+            raise ScriptError(row.error["type"], row.error["message"])
+        return Record.from_journal(row.result)
+
+    def replay_now(self, site: str, key: str, kind: str, inputs: Callable[[], Any]) -> tuple[bool, Any]:
+        """`(True, outcome)` when this effect replays from the journal, so a join can settle it
+        without a task; `(False, None)` when it must run (or import: an amended run's imports are
+        matched in dispatch order, so those runs keep the ordinary path). A replayed failure
+        raises. `inputs()` builds the effect's inputs as its host method would."""
+        if self.cache is not None or (site, key) not in self.replay or self._budget_spent():
+            return False, None
+        return True, self._replayed(site, key, kind, input_hash(inputs()))
+
+    def _budget_spent(self) -> bool:
+        return self.budget_limit is not None and self.usage.output_tokens >= self.budget_limit
+
+    async def _effect(self, site: str, key: str, kind: str, actor: str | None, inputs: Any,
+                      execute: Callable[[Callable[[], Awaitable[None]]], Awaitable[Any]], queued: dict | None = None,
+                      lookup: Callable[[str], Any] | None = None, usage_of: Callable[[], dict] | None = None) -> Any:
+        """Journal and run one effect. `execute(started)` performs it and awaits `started()` at the
+        moment it is really dispatched (an ask after its actor's turn and a concurrency slot).
+        `lookup(digest)` (amend runs) returns `(True, journal result, usage)` to import the
+        predecessor's result instead, or None; `usage_of()` gives the usage JSON of the row."""
+        digest = input_hash(inputs)
+        if (site, key) in self.replay:
+            return self._replayed(site, key, kind, digest)
+        phase = self.phase
+        stored_input = inputs if len(str(inputs)) <= 4096 else {"truncated": str(inputs)[:4096]}
+        hit = lookup(digest) if lookup is not None else None
+        if hit is not None:
+            _, result, usage = hit
+            self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "completed",
+                                          result=result, usage=usage, imported=True))
+            self.events.emit("node-settled", site=site, key=key, kind=kind, actor=actor, outcome="ok", cached=True,
+                             imported=True, phase=phase)
+            return Record.from_journal(result)
+        self.events.emit("node-queued", site=site, key=key, kind=kind, actor=actor, phase=phase, **(queued or {}))
+        self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "running"))
+        group = self.journal.open_group
+
+        async def started() -> None:
+            # Before an effect is dispatched, its `running` row and every outcome settled before
+            # it got its turn are committed, so no dispatch can have seen a result that a crash
+            # would lose. It waits for the tick's group commit (effects dispatched in one tick
+            # share one); an outcome settling during that wait is committed at the end of its
+            # own tick, like every outcome.
+            await self.committer.before_dispatch(group)
+            self.live_nodes[(site, key)] = kind
+            self.events.emit("node-started", site=site, key=key, kind=kind, actor=actor, phase=phase)
+
+        outcome = "cancelled"
+        try:
+            value = await execute(started)
+        except ScriptError as error:
+            outcome = "failed"
+            self.journal.settle_node(self.id, site, key, "failed", error=error.to_json(),
+                                     usage=usage_of() if usage_of else {})
+            self.committer.note_settled()
+            raise
+        except FatalError:
+            outcome = "failed"
+            raise
+        except Exception as error:  # a port or engine bug must not look like a script exception
+            outcome = "failed"
+            raise FatalError("InternalError", f"{key}: {type(error).__name__}: {error}") from error
+        else:
+            outcome = "ok"
+            self.journal.settle_node(self.id, site, key, "completed", result=to_journal(value),
+                                     usage=usage_of() if usage_of else {})
+            self.committer.note_settled()
+            if kind in ("run", "artifact"):  # changed the world: never repeat it after a crash
+                self.journal.commit()
+            return value
+        finally:
+            if self.live_nodes.pop((site, key), None) is not None:
+                self.events.emit("node-settled", site=site, key=key, kind=kind, outcome=outcome, phase=phase)
+
+    def ask_inputs(self, actor: ActorHandle, instructions: str, schema_key: str | None) -> dict:
+        """What an ask's input hash covers: instructions, schema, persona and actor name."""
+        spec = self.actors.get(actor.actor_id)
+        if spec is None:
+            raise FatalError("UnknownActor", "this agent does not belong to the run")
+        schema = self.schema(schema_key) if schema_key else None
+        return {"instructions": instructions, "schema": schema, "persona": spec.system, "actor": spec.name}
+
+    async def ask(self, site: str, key: str, actor: ActorHandle, instructions: str, schema_key: str | None,
+                  label: str | None) -> Any:
+        inputs = self.ask_inputs(actor, instructions, schema_key)
+        spec, schema = self.actors[actor.actor_id], inputs["schema"]
+        queued = {"instructions_head": instructions[:INSTRUCTIONS_HEAD], "label": label}
+        if self._budget_spent():
+            raise ScriptError("BudgetExceeded", f"the token budget ({self.budget_limit:,} output tokens) is spent")
+
+        channel_box: list[AskSession] = []
+
+        async def execute(started):
+            async with self.actor_locks[spec.actor_id]:
+                async with self.limiter:
+                    await started()
+                    self.actors_started.add(spec.actor_id)
+                    request = AskRequest(self.id, spec, site, key, instructions, schema, label)
+                    channel = AskSession(request, self.validator(schema_key) if schema_key else None,
+                                         emit=self.events.emit, usage_sink=self.usage, escalate=self.escalate,
+                                         on_touched=lambda: self.close_import_cache("ask", site=site, key=key,
+                                                                                    actor=spec.name))
+                    channel_box.append(channel)
+                    return await run_ask(self.agent_port, request, channel)
+
+        def usage_of() -> dict:
+            # The ask's own usage, and whether it was pure (no tool touched the world): stored in
+            # the node's usage JSON so a later amend knows which entries survive a closed cache.
+            if not channel_box:
+                return {}
+            channel = channel_box[-1]
+            return {**channel.ask_usage.to_json(), "pure": not channel.touched}
+
+        lookup = None
+        if self.cache is not None and spec.name:
+            def lookup(digest: str):
+                entry = self.cache.take_ask(spec.name, digest)
+                if entry is None:
+                    return None
+                return True, entry.result, {**Usage().to_json(), "pure": entry.pure}
+
+        return await self._effect(site, key, "ask", spec.name or spec.actor_id, inputs, execute, queued,
+                                  lookup=lookup, usage_of=usage_of)
+
+    def close_import_cache(self, cause: str, **info: Any) -> None:
+        """The first side effect of an amend run closes its imported cache (RUNTIME §5.2)."""
+        if self.cache is not None and self.cache.close(cause):
+            # RUNTIME §6 has no event type of its own for this: a `log` event that says so
+            self.events.emit("log", message=f"the imported cache closed at the first side effect ({cause})",
+                             import_cache_closed=True, cause=cause, phase=self.phase, **info)
+
+    def schema(self, schema_key: str) -> Any:
+        """A result schema of the script, or (as `NAME/KEY`) of the saved workflow NAME it calls."""
+        name, _, key = schema_key.rpartition("/")  # keys are type expressions: they never hold "/"
+        return (self.called[name] if name else self.program).schema(key)
+
+    def validator(self, schema_key: str) -> jsonschema.protocols.Validator:
+        validator = self._validators.get(schema_key)
+        if validator is None:
+            validator = jsonschema.Draft202012Validator(self.schema(schema_key))
+            self._validators[schema_key] = validator
+        return validator
+
+    async def world_read(self, site: str, key: str, op: str, arguments: list) -> Any:
+        world = self.world
+        if world is None:
+            raise ScriptError("WorldError", "this run has no workspace to read")
+        async def execute(started):
+            await started()
+            return await world.read(op, arguments, {})
+
+        lookup = None
+        if self.cache is not None:
+            def lookup(digest: str):
+                found, result = self.cache.take_read(digest)
+                return (True, result, {}) if found else None
+
+        return await self._effect(site, key, "read", None, {"op": op, "args": arguments}, execute, lookup=lookup)
+
+    async def world_run(self, site: str, key: str, cmd: str, arguments: list[str], timeout_s: float) -> Any:
+        world = self.world
+        if cmd not in self.commands:
+            raise FatalError("CommandNotApproved", f"`{cmd}` is not in the approved command set")
+        if world is None:
+            raise ScriptError("WorldError", "this run has no workspace to run commands in")
+        async def execute(started):
+            self.close_import_cache("world.run", site=site, key=key, command=cmd)  # before dispatch
+            await started()
+            return await world.run(cmd, arguments, timeout_s)
+
+        return await self._effect(site, key, "run", None, {"op": "world.run", "cmd": cmd, "args": arguments},
+                                  execute, {"command": cmd})
+
+    def report(self, site: str, key: str, item: Any, artifact: str | None) -> None:
+        row = self.replay.pop((site, key), None)
+        if row is not None and row.status == "completed":
+            self.reports.append(item)  # replayed: delivered before, not emitted again
+            return
+        if len(self.reports) >= self.limits.reports:
+            raise sandbox.limit_error("reports", self.limits)
+        size = len(ir.canonical_json(item).encode("utf-8"))
+        if size > self.limits.report_bytes:
+            raise FatalError("LimitExceeded", f"a reported item is {size:,} bytes; the report size limit is "
+                             f"{self.limits.report_bytes:,}")
+        self.journal.put_node(NodeRow(self.id, site, key, "report", None, input_hash(item), item, "completed",
+                                      result={"item": item, "artifact": artifact}))
+        self.journal.commit()  # before the report reaches reports.jsonl: a resume must not repeat it
+        self.reports.append(item)
+        if self.artifacts is not None:
+            self.artifacts.append_report(self.id, site, key, item, artifact)
+        self.events.emit("report", site=site, key=key, item=item, artifact=artifact, phase=self.phase)
+
+    async def publish_artifact(self, site: str, key: str, kind: str, values: dict) -> Any:
+        store = self.artifacts
+        if store is None:
+            raise ScriptError("ArtifactError", "this run has no artifact store")
+
+        async def execute(started):
+            await started()
+            options = {k: values.get(k) for k in ("title", "description")}
+            if kind == "file":
+                ref = await store.publish_file(self.id, values["id"], values["path"], primary=bool(values.get("primary")), **options)
+            else:
+                ref = await store.publish_markdown(self.id, values["id"], values["content"], primary=bool(values.get("primary")), **options)
+            self.events.emit("artifact-published", site=site, key=key, id=values["id"], kind=kind, ref=ref.to_json())
+            return ref
+
+        return await self._effect(site, key, "artifact", None, {"op": kind, **values}, execute)
+
+    def declare_artifact(self, site: str, key: str, kind: str, artifact_id: Any, spec: Any) -> None:
+        store = self.artifacts
+        if store is None:
+            return  # dashboards without a store are shown nowhere; reports still reach the run result
+        store.declare_dashboard(self.id, artifact_id, kind, spec)
+        self.events.emit("artifact-published", site=site, key=key, id=artifact_id, kind=kind, ref=None)
+
+    async def workflow(self, site: str, key: str, name: str, arguments: dict) -> Any:
+        """Run the saved workflow `name` inline (see runtime/engine/called.py) and return its value."""
+        program = self.called[name]  # every name the script calls was compiled at start
+        try:
+            args = validate_args(program.meta, arguments)
+        except ArgumentError as error:
+            raise ScriptError("WorkflowError", f"workflow(\"{name}\") was called with bad args: "
+                                               + "; ".join(error.problems)) from None
+        parent = self.interpreter
+        limits = dataclasses.replace(self.limits, steps=max(0, parent.limits.steps - parent.steps))
+        child = Interpreter(program, CalledWorkflowHost(self, name, site, key), limits=limits, args=args)
+        phase = self.phase
+        try:
+            return await child.run()
+        except ScriptError as error:
+            raise ScriptError("WorkflowError", f"the saved workflow `{name}` failed{line_of(error)}: "
+                                               f"{error.summary()}") from None
+        except FatalError as error:
+            # the caller's frame adds " at line N": "... at line 4 in the saved workflow `x`, called at line 2"
+            raise FatalError(error.code, f"{error.message} in the saved workflow `{name}`, called") from None
+        finally:
+            parent.steps += child.steps
+            self.phase = phase
+
+    # ------------------------------------------------------------ escalation
+
+    async def escalate(self, request: AskRequest, question: str, context: str | None, number: int = 1) -> str:
+        # Named by the run, the ask's occurrence and the question's number within the ask: stable
+        # across a resume, so a re-dispatched ask asking again finds an answer already given.
+        occurrence = hashlib.sha256(f"{request.site}|{request.key}".encode()).hexdigest()[:6]
+        question_id = f"dwfq-{self.id.removeprefix('dwfrun-')[:8]}-{occurrence}-{number}"
+        self.events.emit("escalation-raised", id=question_id, site=request.site, key=request.key,
+                         actor=request.actor.name, question=question, context=context)
+        port = self.questions
+        if port is None:
+            answer = "No one is available to answer. Proceed on your best judgement and say what you assumed."
+        else:
+            answer = await port.ask_owner(question_id, request.actor, question, context)
+        self.events.emit("escalation-resolved", id=question_id, answer=answer)
+        return answer

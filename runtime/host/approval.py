@@ -1,0 +1,105 @@
+"""This module defines the approval screens (TOOLS §2) a person reads before a run starts, for
+the command line and the tool layer alike: the plan of `dwfc plan` with the section on the saved
+workflows the script calls (`plan_with_called`, `render_plan_text`), what `dwfc run` and
+CreateWorkflow show before a run (`plan_summary`), and what `dwfc amend` and AmendWorkflow show
+before an amend (`amend_summary`). Each takes a `PreparedRun` and explicit values for the agent
+and the caps: the command set shown is the one the run will be held to.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Mapping
+
+from dwf.compiler import ir
+from dwf.compiler.plan.text import render_text
+
+from dwf.runtime.engine import CalledSource, PreparedRun, run_commands
+from dwf.runtime.journal.store import RunRow
+from dwf.runtime.host.run_views import status_text
+
+
+def called_entries(called: Mapping[str, ir.Program], sources: Mapping[str, CalledSource]) -> list[dict]:
+    """One object per called saved workflow, in call order, as the approval screen lists them:
+    name, scope, file, description and its own sorted commands."""
+    entries = []
+    for name, program in called.items():
+        source = sources.get(name) or CalledSource(None)
+        meta = program.meta
+        entries.append({"name": name, "scope": source.scope, "path": source.path, "description": meta.get("description"),
+                        "commands": sorted(program.commands)})
+    return entries
+
+
+def plan_with_called(plan: dict, program: ir.Program, called: Mapping[str, ir.Program],
+                     sources: Mapping[str, CalledSource]) -> dict:
+    """The plan of `program` when it calls saved workflows: its command set becomes the run's
+    (`run_commands`: the only commands the run may execute, TOOLS §2) and `workflows` lists
+    them. A plan of a script that calls none is returned unchanged."""
+    if not called:
+        return plan
+    return {**plan, "commands": sorted(run_commands(program, called)), "workflows": called_entries(called, sources)}
+
+
+def called_section(workflows: list[dict]) -> list[str]:
+    """The approval-screen section on the called saved workflows (`called_entries`); no lines
+    when there are none."""
+    if not workflows:
+        return []
+
+    def wrap(text: str, indent: str) -> list[str]:
+        return textwrap.wrap(text, width=80, initial_indent=indent, subsequent_indent=indent,
+                             break_long_words=False, break_on_hyphens=False)
+
+    out = ["", f"Saved workflows ({len(workflows)})"]
+    out += wrap("Called inline: each shares this run's caps, budget and journal; its commands are in the "
+                "command set above. `dwfc plan FILE` shows its steps.", "  ")
+    for workflow in workflows:
+        out += wrap(f"{workflow['name']} ({workflow['scope']})", "  ")
+        out += wrap(workflow["description"] or "(no description)", "    ")
+        out.append(f"    file: {workflow['path']}")  # never cut or wrapped: a person may open it
+        commands = workflow["commands"]
+        out += wrap("commands: " + ", ".join(commands) if commands else "runs no commands", "    ")
+    return out
+
+
+def render_plan_text(plan: dict) -> str:
+    """The text view of a plan, with the section on the saved workflows it calls."""
+    return render_text(plan) + "".join(line + "\n" for line in called_section(plan.get("workflows") or []))
+
+
+def prepared_plan(prepared: PreparedRun) -> dict:
+    """The plan of a prepared run, with the saved workflows it calls."""
+    from dwf.compiler.plan.document import build_plan  # deferred: start-up (networkx)
+
+    plan = build_plan(prepared.compiled, prepared.args, prepared.given)
+    return plan_with_called(plan, prepared.program, prepared.called, prepared.sources)
+
+
+def plan_summary(prepared: PreparedRun, workspace: Path, *, agent: str | None, max_concurrency: int | None = None,
+                 budget: int | None = None) -> str:
+    """The approval screen printed before a run: the plan of `dwfc plan` (with the saved
+    workflows it calls, if any), then where and how this run will execute."""
+    lines = [render_plan_text(prepared_plan(prepared)).rstrip("\n"), "", "This run"]
+    lines.append(f"  Workspace: {Path(workspace).resolve()}")
+    lines.append(f"  Agent: {agent}")
+    caps = []
+    if max_concurrency:
+        caps.append(f"max concurrency {max_concurrency}")
+    if budget is not None:
+        caps.append(f"budget {budget:,} output tokens")
+    if caps:
+        lines.append("  Caps: " + ", ".join(caps))
+    return "\n".join(lines) + "\n\n"
+
+
+def amend_summary(row: RunRow, prepared: PreparedRun, workspace: Path, *, agent: str | None) -> str:
+    """The screen `dwfc amend` prints before it asks: which run, which script, where, and the
+    commands the amended run may execute (with the saved workflows it calls)."""
+    live = " (it is running: it will be stopped as superseded)" if row.status == "running" else ""
+    commands = ", ".join(sorted(prepared.commands)) or "none"
+    section = "".join(line + "\n" for line in called_section(called_entries(prepared.called, prepared.sources)))
+    return (f"Amend run {row.id} ({status_text(row)}){live}\n"
+            f"  Script: {prepared.path}\n  Workspace: {workspace}\n  Agent: {agent}\n  Commands: {commands}\n"
+            + section)

@@ -21,12 +21,13 @@ from dwf.runtime.engine.events import Listener
 from dwf.runtime.host.amend import amend
 from dwf.runtime.host.saved import resolve_called
 from dwf.runtime.journal import control
-from dwf.runtime.journal.sqlite import DEFAULT_RELATIVE_PATH, SqliteJournal
+from dwf.runtime.journal.sqlite import SqliteJournal
 from dwf.runtime.journal.store import JournalError, RunRow
 from dwf.runtime.ports.artifacts import ArtifactStore
 from dwf.runtime.ports.factory import open_agent_port
 from dwf.runtime.ports.protocols import AgentPort, QuestionPort
 from dwf.runtime.ports.questions import FileQuestions
+from dwf.runtime.statedir import StateDir
 from dwf.runtime.ports.world import LocalWorld
 
 QuestionsFor = Callable[[str], QuestionPort]  # run id -> the question port of that run
@@ -46,14 +47,15 @@ class WorkspaceSession:
         self.workspace = Path(workspace)
         self.root = self.workspace.resolve()
         self.agent, self.model, self.actor_tools = agent, model, actor_tools
-        self.control = control.control_dir(self.root)
+        self.state = StateDir(self.root)
+        self.control = self.state.runs
         self.journal: SqliteJournal | None = None
 
     # ------------------------------------------------------------ the journal
 
     def has_journal(self) -> bool:
         """Whether the workspace has run anything yet (its journal file exists)."""
-        return (self.root / DEFAULT_RELATIVE_PATH).exists()
+        return self.state.journal.exists()
 
     def open(self) -> SqliteJournal:
         """Open and reconcile the workspace's journal; `JournalError` says why it cannot."""

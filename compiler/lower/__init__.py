@@ -6,6 +6,7 @@ libcst stops here; later passes see only IR.
 - `expressions.py`: `ExpressionLowering`, expressions and calls.
 - `facade.py`: `FacadeLowering`, facade recognition, facade calls and their sites.
 - `exceptions.py`: `ExceptionClassLowering`, exception class declarations.
+- `occurrences.py`: the last pass, minting the persistent loop and call IDs of occurrence keys.
 - `literals.py`: reading literals and source text out of libcst nodes.
 - `scopes.py`: scopes and the binding pre-pass.
 

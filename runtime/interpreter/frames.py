@@ -210,20 +210,6 @@ def _del_item(container: Any, index: Any) -> None:
     raise ScriptError("TypeError", f"'{type_name(container)}' object doesn't support item deletion")
 
 
-def _has_effects(value: Any) -> bool:
-    """Whether an IR subtree contains an effect or a call of a script function (so loops
-    around it must extend the occurrence path)."""
-    if isinstance(value, ir.FacadeCall):
-        return True
-    if isinstance(value, ir.Call):
-        if not (isinstance(value.func, ir.Name) and value.func.scope == ir.BUILTIN):
-            return True
-    if isinstance(value, ir.Node):
-        return any(_has_effects(getattr(value, f)) for f in value.__dataclass_fields__ if f != "span")
-    if isinstance(value, tuple):
-        return any(_has_effects(v) for v in value)
-    return False
-
 def _bounded_list(value: Any, limits: Limits) -> list:
     if type(sandbox.iterable(value)) is not DwfIterator:  # sized: check, then copy in C
         if len(value) > limits.items:

@@ -39,7 +39,7 @@ from dwf.runtime.interpreter.calls import bind_arguments, call_method, call_unbo
 from dwf.runtime.values.errors import DwfError, FatalError, ScriptError, is_subclass
 from dwf.runtime.interpreter.exceptions import instantiate
 from dwf.runtime.interpreter.formatting import ascii_text
-from dwf.runtime.interpreter.frames import (_PYTHON_ERRORS, Code, Frame_, _collect_args, add_keywords, star_arguments, _convert, _ev, _get_item, _has_effects, _iterate,
+from dwf.runtime.interpreter.frames import (_PYTHON_ERRORS, Code, Frame_, _collect_args, add_keywords, star_arguments, _convert, _ev, _get_item, _iterate,
                      _made, _mapping, _out_of_memory, _Return, _sync_or_async, _with_frame, unbound)
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.interpreter.statements import StatementCompiler
@@ -167,14 +167,9 @@ class Compiler(StatementCompiler):
 
     def __init__(self, interp: Interpreter):
         self.interp = interp
-        self.counters: dict[str, int] = {}
         # What CPython's `__qualname__` of a function defined here starts with: "" at the top
         # level, "f.<locals>." inside `f`, "f.<locals>.<listcomp>." inside a comprehension.
         self.qualname_prefix = ""
-
-    def number(self, kind: str) -> str:
-        self.counters[kind] = self.counters.get(kind, 0) + 1
-        return f"{kind}#{self.counters[kind]}"
 
     # ------------------------------------------------------------ blocks
 
@@ -568,7 +563,7 @@ class Compiler(StatementCompiler):
         inner_prefix = outer_prefix + _COMPREHENSION_NAMES[type(node)] + "."
         try:
             for index, generator in enumerate(node.generators):
-                comp_id = self.number("comp")
+                comp_id = generator.loop_id
                 self.qualname_prefix = inner_prefix
                 store, store_is_async = self.target(generator.target)
                 if store_is_async:  # rare: `for d[await k()] in ...`; run the store from the async path
@@ -588,7 +583,7 @@ class Compiler(StatementCompiler):
         finally:
             self.qualname_prefix = outer_prefix
         kind = {ir.ListComp: list, ir.SetComp: OrderedSet, ir.GeneratorExp: list, ir.DictComp: dict}[type(node)]
-        tracked = any(_has_effects(c) for c in (node.generators, getattr(node, "elt", None), getattr(node, "value", None)) if c is not None)
+        tracked = node.has_effects
         all_codes = element_codes + [c[2] for c in clauses] + [i for c in clauses for i in c[3]]
         all_codes += [(c[4], True) for c in clauses if c[4] is not None]
         limit = limits.steps
@@ -689,7 +684,7 @@ class Compiler(StatementCompiler):
         return run_async, True
 
     def e_call(self, node: ir.Call) -> Code:
-        call_id = self.number("call")
+        call_id = node.call_id
         func = self.expr(node.func)
         args = [(self.expr(a.value), True) if isinstance(a, ir.Starred) else (self.expr(a), False) for a in node.args]
         keywords = [(k.name, self.expr(k.value)) for k in node.keywords]

@@ -12,13 +12,13 @@ from dwf.runtime.interpreter import sandbox
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.interpreter.exceptions import instantiate
 from dwf.runtime.interpreter.frames import (_PYTHON_ERRORS, Code, Frame_, _Break, _Continue, _convert, _del_item, _ev, _get_item,
-                     _has_effects, _iterate, _Return, _set_item, _sync_or_async, _unpack, unbound)
+                     _iterate, _Return, _set_item, _sync_or_async, _unpack, unbound)
 from dwf.runtime.interpreter.calls import Signature
 from dwf.runtime.values.objects import ExceptionType, ScriptFunction
 
 
 class StatementCompiler:
-    """Statement handlers; mixed into `Compiler`, which provides `expr`, `block` and `number`."""
+    """Statement handlers; mixed into `Compiler`, which provides `expr` and `block`."""
 
     def s_expr(self, node: ir.ExprStmt) -> Code:
         return self.expr(node.value)
@@ -144,8 +144,7 @@ class StatementCompiler:
         return run, False
 
     def s_for(self, node: ir.For) -> Code:
-        loop_id = self.number("for")
-        tracked = _has_effects(node.body)
+        loop_id, tracked = node.loop_id, node.has_effects
         iterable = self.expr(node.iter)
         store, store_is_async = self.target(node.target)
         body = self.block(node.body)
@@ -198,8 +197,7 @@ class StatementCompiler:
         return run, False
 
     def s_while(self, node: ir.While) -> Code:
-        loop_id = self.number("while")
-        tracked = _has_effects(node.body)
+        loop_id, tracked = node.loop_id, node.has_effects
         test = self.expr(node.test)
         body = self.block(node.body)
         orelse = self.block(node.orelse)

@@ -219,8 +219,8 @@ class Run:
         self.cache = request.imported_cache
         if self.cache is None and stored is not None and stored.resumed_from:
             self.cache = _rebuild_cache(self.journal, stored.resumed_from)
-        self.interpreter = Interpreter(program, self, limits=request.limits, args=args)
-        self.interpreter.source_lines = request.script.splitlines()
+        self.interpreter = Interpreter(program, self, limits=request.limits, args=args,
+                                       source_lines=request.script.splitlines())
         caps = {"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": request.budget}
         try:
             if control_dir is None:

@@ -10,19 +10,17 @@ is built, and `str.maketrans`."""
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dwf.runtime.interpreter import sandbox
 from dwf.runtime.interpreter.collection_values import DICT_TYPES
 from dwf.runtime.interpreter.collections_module import call_native_method
 from dwf.runtime.values.errors import ScriptError
-from dwf.runtime.interpreter.frames import _bounded_list
+from dwf.runtime.interpreter.frames import Caller, bounded_list
 from dwf.runtime.interpreter.limits import Limits
-from dwf.runtime.values.objects import (BoundMethod, DwfIterator, FrozenSet, OrderedSet, ScriptFunction, UnboundMethod, type_name)
+from dwf.runtime.values.objects import BoundMethod, DwfIterator, ScriptFunction, UnboundMethod, type_name
+from dwf.runtime.values.sets import FrozenSet, OrderedSet
 from dwf.runtime.values.views import DictItemsView, DictKeysView, DictValuesView
-
-if TYPE_CHECKING:
-    from dwf.runtime.interpreter.interpreter import Interpreter
 
 
 class Signature:
@@ -126,7 +124,7 @@ SPLITTING_METHODS = frozenset({"split", "rsplit"})
 _KEYS_VIEW, _VALUES_VIEW, _ITEMS_VIEW = type({}.keys()), type({}.values()), type({}.items())
 
 
-def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: dict) -> Any:
+def call_method(interp: Caller, method: BoundMethod, args: list, kwargs: dict) -> Any:
     receiver, name = method.receiver, method.name
     if method.fn is None:  # a method of a collections value (collections_module.py)
         return call_native_method(interp, receiver, name, args, kwargs)
@@ -135,7 +133,7 @@ def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: di
     if kind is str:
         if name == "join" and args:
             # Materialize (bounded) so the size check sees every piece before joining.
-            args = [_bounded_list(args[0], limits)] + list(args[1:])
+            args = [bounded_list(args[0], limits)] + list(args[1:])
         if name in GROWING_METHODS:
             _precheck_string_method(receiver, name, args, limits)
         elif name in SPLITTING_METHODS:
@@ -254,7 +252,7 @@ RECEIVER_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def call_unbound(interp: Interpreter, method: UnboundMethod, args: list, kwargs: dict) -> Any:
+def call_unbound(interp: Caller, method: UnboundMethod, args: list, kwargs: dict) -> Any:
     owner, name = method.owner, method.name
     if name == "fromkeys":
         return dict_fromkeys(interp, args, kwargs)
@@ -272,7 +270,7 @@ def call_unbound(interp: Interpreter, method: UnboundMethod, args: list, kwargs:
     return call_method(interp, bound, list(args[1:]), kwargs)
 
 
-def dict_fromkeys(interp: Interpreter, args: list, kwargs: dict) -> dict:
+def dict_fromkeys(interp: Caller, args: list, kwargs: dict) -> dict:
     if kwargs:
         raise ScriptError("TypeError", "dict.fromkeys() takes no keyword arguments")
     if not args:
@@ -294,7 +292,7 @@ def dict_fromkeys(interp: Interpreter, args: list, kwargs: dict) -> dict:
     return result
 
 
-def str_maketrans(interp: Interpreter, args: list, kwargs: dict) -> dict:
+def str_maketrans(interp: Caller, args: list, kwargs: dict) -> dict:
     if kwargs:
         raise ScriptError("TypeError", "maketrans() takes no keyword arguments")
     # The table has at most one entry per key of the dict or character of the strings given.

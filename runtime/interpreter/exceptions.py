@@ -27,8 +27,8 @@ from typing import Any
 
 from dwf.runtime.values.errors import SCRIPT_EXCEPTION_PARENTS, DwfError, FatalError, ScriptError
 from dwf.runtime.values.records import Record
-from dwf.runtime.values.objects import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Module, OrderedSet, ScriptObject,
-                     ReadOnlyMapping, ScriptFunction, type_name)
+from dwf.runtime.values.objects import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Module, ScriptObject, ReadOnlyMapping, ScriptFunction, type_name)
+from dwf.runtime.values.sets import OrderedSet
 
 _MODULES = {"json": json, "math": math, "re": re}
 # What owns a dotted builtin's name (`re.Pattern.search`): a module, or a sample of a type.

@@ -33,9 +33,8 @@ from dwf.runtime.values.errors import FatalError, ScriptError
 from dwf.runtime.interpreter.exceptions import missing_attribute
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.values.records import Record
-from dwf.runtime.values.objects import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, FrozenSet,
-                     LazyAwaitable, Module, NativeValue, OrderedSet, ReadOnlyMapping, ScriptFunction, ScriptObject,
-                     UnboundMethod, type_name)
+from dwf.runtime.values.objects import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable, Module, NativeValue, ReadOnlyMapping, ScriptFunction, ScriptObject, UnboundMethod, type_name)
+from dwf.runtime.values.sets import FrozenSet, OrderedSet
 from dwf.runtime.values.views import VIEW_NAMES, VIEW_TYPES, DictItemsView, DictKeysView, DictValuesView, DictView
 
 PYTHON_TO_DWF = {

@@ -21,8 +21,8 @@ from dwf.runtime.interpreter.formatting import FORMATTING_BUILTINS
 from dwf.runtime.interpreter.json_text import json_dumps
 from dwf.runtime.interpreter.module_support import callback
 from dwf.runtime.values.records import Record
-from dwf.runtime.interpreter.sandbox import (BINARY, COMPARE, charge, charge_walk, check_frozenset, check_int, check_items, check_string,
-                      check_tuple, display, dwf_repr, iterable, limit_error, work)
+from dwf.runtime.interpreter.sandbox import (charge, charge_walk, check_frozenset, check_int, check_items, check_string, check_tuple, display, dwf_repr, iterable, limit_error, work)
+from dwf.runtime.interpreter.operators import BINARY, COMPARE
 from dwf.runtime.interpreter.stdlib_modules import standard_modules
 from dwf.runtime.values.objects import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Module, ScriptFunction, UnboundMethod, type_name)
 from dwf.runtime.values.sets import FrozenSet, OrderedSet

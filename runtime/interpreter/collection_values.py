@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 from dwf.grammar import builtins as B
 
 from dwf.runtime.values.errors import ScriptError
-from dwf.runtime.values.objects import BoundMethod, BuiltinFunction, NativeValue
+from dwf.runtime.values.objects import BoundMethod, BuiltinFunction, NativeValue, type_name
 
 # Python code visits about this many items in the time of one step.
 PYTHON_ITEMS_PER_STEP = 4
@@ -255,8 +255,6 @@ def _pairs(mapping):
 
 
 def _label(value) -> str:
-    from dwf.runtime.values.objects import type_name
-
     return type_name(value)
 
 

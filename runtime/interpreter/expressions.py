@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dwf.compiler import ir
 
-from dwf.runtime.interpreter import sandbox
+from dwf.runtime.interpreter import operators, sandbox
 from dwf.runtime.interpreter.facade_calls import compile_facade_call
 from dwf.runtime.interpreter.formatting import ascii_text
 from dwf.runtime.interpreter.frames import (Code, Frame, any_async, as_mapping, collect_args, collect_args_async,
@@ -165,7 +165,7 @@ class ExpressionCompiler:
 
     def e_binop(self, node: ir.BinOp) -> Code:
         left, right = self.expr(node.left), self.expr(node.right)
-        op, limits = sandbox.BINARY[node.op], self.interp.limits
+        op, limits = operators.BINARY[node.op], self.interp.limits
         if any_async([left, right]):
             async def run_async(frame):
                 a = await evaluate(left, frame)
@@ -188,7 +188,7 @@ class ExpressionCompiler:
 
     def e_unary(self, node: ir.UnaryOp) -> Code:
         operand = self.expr(node.operand)
-        op = sandbox.UNARY[node.op]
+        op = operators.UNARY[node.op]
         if operand.is_async:
             async def run_async(frame):
                 return op(await operand.run(frame))
@@ -222,7 +222,7 @@ class ExpressionCompiler:
     def e_compare(self, node: ir.Compare) -> Code:
         left = self.expr(node.left)
         comparators = [self.expr(c) for c in node.comparators]
-        ops = [sandbox.COMPARE[o] for o in node.ops]
+        ops = [operators.COMPARE[o] for o in node.ops]
         limits = self.interp.limits
         if any_async([left] + comparators):
             async def run_async(frame):

@@ -35,8 +35,7 @@ from dwf.grammar import facade as F
 
 from dwf.runtime.interpreter import sandbox
 from dwf.runtime.interpreter.builtins import make_builtins, make_modules
-from dwf.runtime.interpreter.calls import bind_arguments, call_method, call_unbound
-from dwf.runtime.interpreter.exceptions import instantiate
+from dwf.runtime.interpreter.calls import bind_arguments, call_method, call_unbound, instantiate
 from dwf.runtime.interpreter.expressions import ExpressionCompiler
 from dwf.runtime.interpreter.frames import (PYTHON_ERRORS, Code, Frame, ReturnSignal, any_async, convert_error,
                                             out_of_memory, with_frame)

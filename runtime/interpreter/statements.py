@@ -8,13 +8,12 @@ from typing import Any, Callable
 
 from dwf.compiler import ir
 
-from dwf.runtime.interpreter import sandbox
+from dwf.runtime.interpreter import operators, sandbox
 from dwf.runtime.values.errors import ScriptError
-from dwf.runtime.interpreter.exceptions import instantiate
 from dwf.runtime.interpreter.frames import (PYTHON_ERRORS, BreakSignal, Code, ContinueSignal, Frame, ReturnSignal,
                                             any_async, convert_error, del_item, evaluate, get_item, iterate, set_item,
                                             unbound, unpack)
-from dwf.runtime.interpreter.calls import Signature
+from dwf.runtime.interpreter.calls import Signature, instantiate
 from dwf.runtime.values.objects import ExceptionType, ScriptFunction
 
 
@@ -94,7 +93,7 @@ class StatementCompiler:
         return self.s_assign(ir.Assign(node.span, (node.target,), node.value))
 
     def s_aug_assign(self, node: ir.AugAssign) -> Code:
-        op = sandbox.INPLACE[node.op]
+        op = operators.INPLACE[node.op]
         limits = self.interp.limits
         value_code = self.expr(node.value)
         target = node.target

@@ -270,7 +270,6 @@ def del_item(container: Any, index: Any) -> None:
     raise ScriptError("TypeError", f"'{type_name(container)}' object doesn't support item deletion")
 
 
-
 def bounded_list(value: Any, limits: Limits) -> list:
     """`list(value)` under the container size limit (a lazy iterator is stopped at the limit)."""
     if type(sandbox.iterable(value)) is not DwfIterator:  # sized: check, then copy in C

@@ -2,21 +2,24 @@
 
 How it works. The IR is compiled once, before the run, into Python closures: a dispatch table
 maps each IR node type to a compile method (a node type without one is a compiler bug), and
-each method returns a closure plus a flag saying whether the closure is async. Only code that
+each method returns a `Code`: a closure plus a flag saying whether the closure is async. Only code that
 contains `await` is async; a pure expression or statement, and every plain `def` and `lambda`
 body (which cannot await), runs as an ordinary synchronous call. That keeps the interpreter's
 hot path free of coroutine overhead while the awaiting parts still run under anyio.
 
 State lives in `Frame`s passed explicitly (never in globals): the variables of one function
 invocation or comprehension, the frame it was defined in (for free variables), the occurrence
-path and the recursion depth. Control flow (`break`, `continue`, `return`) uses private
-exceptions that never leave this module.
+path and the recursion depth. Control flow (`break`, `continue`, `return`) uses signal
+exceptions (`frames.BreakSignal`, ...) that never leave the interpreter. The compile methods live
+in two mixins, `StatementCompiler` (statements.py) and `ExpressionCompiler` (expressions.py);
+`ClosureCompiler` here combines them with the dispatch tables and blocks.
 
-Effects. Facade calls go to the host (the engine), which journals and schedules them. Effect
-calls that return awaitables build a `LazyAwaitable` whose occurrence key is fixed when it is
-*created*: `site/path...`, where the path lists, outermost first, each enclosing loop or
-comprehension iteration (`for#2[3]`) and helper call site (`call#5`), plus `@n` when the same
-site runs again at the same path (sequential repeats, e.g. a builtin `map` calling a lambda).
+Effects. Facade calls go to the host (`host.EffectHost`, the engine), which journals and
+schedules them. Effect calls that return awaitables build a `LazyAwaitable` whose occurrence
+key is fixed when it is *created*: `site/path...`, where the path lists, outermost first, each
+enclosing loop or comprehension iteration (`for#2[3]`) and helper call site (`call#5`), IDs the
+compiler mints into the IR (`compiler/lower/occurrences.py`), plus `@n` when the same site runs
+again at the same path (sequential repeats, e.g. a builtin `map` calling a lambda).
 Creation order within one coroutine is deterministic, and a coroutine handed to a join carries
 the path of its creation, so keys never depend on completion timing.
 

@@ -32,8 +32,6 @@ import threading
 import warnings
 from typing import Any
 
-from dwf.grammar import builtins as B
-
 from dwf.runtime.interpreter import regex_worker as core
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.interpreter.exceptions import missing_attribute

@@ -104,6 +104,7 @@ class Call(Node):
     func: Expr
     args: tuple[Expr, ...]  # may contain Starred
     keywords: tuple[Keyword, ...]
+    call_id: str = ""  # "call#N", the call's part of occurrence paths (lower/occurrences.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,24 +171,28 @@ class Comprehension(Node):
     target: Expr
     iter: Expr
     ifs: tuple[Expr, ...]
+    loop_id: str = ""  # "comp#N", this clause's part of occurrence paths (lower/occurrences.py)
 
 
 @dataclass(frozen=True, slots=True)
 class ListComp(Node):
     elt: Expr
     generators: tuple[Comprehension, ...]
+    has_effects: bool = False  # iterations extend occurrence paths (lower/occurrences.py)
 
 
 @dataclass(frozen=True, slots=True)
 class SetComp(Node):
     elt: Expr
     generators: tuple[Comprehension, ...]
+    has_effects: bool = False  # iterations extend occurrence paths (lower/occurrences.py)
 
 
 @dataclass(frozen=True, slots=True)
 class GeneratorExp(Node):
     elt: Expr
     generators: tuple[Comprehension, ...]
+    has_effects: bool = False  # iterations extend occurrence paths (lower/occurrences.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +200,7 @@ class DictComp(Node):
     key: Expr
     value: Expr
     generators: tuple[Comprehension, ...]
+    has_effects: bool = False  # iterations extend occurrence paths (lower/occurrences.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +296,8 @@ class For(Node):
     iter: Expr
     body: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...]
+    loop_id: str = ""  # "for#N", the loop's part of occurrence paths (lower/occurrences.py)
+    has_effects: bool = False  # iterations extend occurrence paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +305,8 @@ class While(Node):
     test: Expr
     body: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...]
+    loop_id: str = ""  # "while#N", the loop's part of occurrence paths (lower/occurrences.py)
+    has_effects: bool = False  # iterations extend occurrence paths
 
 
 @dataclass(frozen=True, slots=True)

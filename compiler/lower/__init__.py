@@ -8,6 +8,7 @@ libcst stops here; later passes see only IR.
 - `facade.py`: `FacadeLowering`, facade recognition, facade calls and their sites.
 - `exceptions.py`: `ExceptionClassLowering`, exception class declarations.
 - `constants.py`: `ModuleConstants`, the top-level constants schema synthesis may name.
+- `occurrences.py`: the last pass, minting the persistent loop and call IDs of occurrence keys.
 - `literals.py`: reading literals and source text out of libcst nodes.
 - `scopes.py`: scopes and the binding pre-pass.
 

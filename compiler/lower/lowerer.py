@@ -44,6 +44,7 @@ from dwf.compiler.lower.exceptions import ExceptionClassLowering
 from dwf.compiler.lower.expressions import ExpressionLowering
 from dwf.compiler.lower.facade import FacadeLowering
 from dwf.compiler.lower.statements import StatementLowering, meta_block
+from dwf.compiler.lower.occurrences import mint_occurrence_ids
 from dwf.compiler.checks.not_offered import undefined_problem
 from dwf.compiler.parse import ParsedModule
 from dwf.compiler.rules import meta as M
@@ -120,7 +121,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
             self._schema_builder = self._schema_builder_factory(self)
             if self._schema_builder is not None:
                 self._schema_builder.check_declarations()
-        body = self.lower_block(module.body)
+        body = mint_occurrence_ids(self.lower_block(module.body))
         self._check_unused_awaitables()
         return body
 

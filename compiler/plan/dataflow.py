@@ -83,6 +83,10 @@ class _Scope:
 # ---------------------------------------------------------------- the analysis
 
 
+def _no_flow(stmt: ir.Node) -> None:
+    return None
+
+
 class FlowAnalysis:
     def __init__(self, program: ir.Program):
         self.program = program
@@ -100,7 +104,9 @@ class FlowAnalysis:
         self.changed = False
         self.scopes: list[_Scope] = [_Scope(0, frozenset(program.globals), None)]
         self.function_stack: list[int] = []
-        self._eval = {
+        # The data-flow case of each IR node type (tests/runtime/test_ir_coverage.py checks that
+        # every expression and statement type has one).
+        self.expression_cases = {
             ir.Const: lambda n: EMPTY, ir.Slice: lambda n: EMPTY, ir.Invalid: lambda n: EMPTY,
             ir.FString: self._fstring, ir.Name: self._name, ir.Attribute: self._attribute,
             ir.Subscript: self._subscript, ir.Starred: lambda n: self.eval(n.value),
@@ -113,12 +119,14 @@ class FlowAnalysis:
             ir.List: self._sequence, ir.Tuple: self._sequence, ir.Set: self._set, ir.Dict: self._dict,
             ir.TypeName: lambda n: collapse(self.eval(n.value)),
         }
-        self._exec = {
+        self.statement_cases = {
             ir.ExprStmt: lambda s: self.eval(s.value), ir.Assign: self._assign_stmt,
             ir.AugAssign: self._aug_assign, ir.AnnAssign: self._ann_assign, ir.If: self._if,
             ir.For: self._for, ir.While: self._while, ir.Try: self._try, ir.Return: self._return,
             ir.Raise: self._raise, ir.Assert: self._assert, ir.Delete: self._delete,
             ir.FunctionDef: self._function_def, ir.ExceptionClass: lambda s: self.eval(s.base),
+            # No data flows through these (an import binds a module, which carries no data).
+            ir.Pass: _no_flow, ir.Break: _no_flow, ir.Continue: _no_flow, ir.Phase: _no_flow, ir.Import: _no_flow,
         }
 
     # ------------------------------------------------------------ driver
@@ -133,16 +141,20 @@ class FlowAnalysis:
         return self._resolve(passes)
 
     def block(self, body) -> None:
-        execute = self._exec
+        execute = self.statement_cases
         for stmt in body:
             handler = execute.get(type(stmt))
-            if handler is not None:
-                handler(stmt)
+            if handler is None:  # as the interpreter: an IR statement without a case is a compiler bug
+                raise TypeError(f"no data-flow case for IR statement {type(stmt).__name__}")
+            handler(stmt)
 
     def eval(self, node) -> Value:
         if node is None:
             return EMPTY
-        return self._eval[type(node)](node)
+        handler = self.expression_cases.get(type(node))
+        if handler is None:
+            raise TypeError(f"no data-flow case for IR expression {type(node).__name__}")
+        return handler(node)
 
     # ------------------------------------------------------------ variables
 

@@ -89,8 +89,8 @@ class RunHost:
         self.live_nodes: dict[tuple[str, str], str] = {}  # (site, key) -> kind, for force-settlement
         self.phase: str | None = None
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
-        self.interpreter = Interpreter(self.program, self, limits=limits, args=prepared.args)
-        self.interpreter.source_lines = prepared.script.splitlines()
+        self.interpreter = Interpreter(self.program, self, limits=limits, args=prepared.args,
+                                       source_lines=prepared.script.splitlines())
 
     # ------------------------------------------------------------ host: actors, phases, logs
 

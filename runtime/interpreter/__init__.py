@@ -1,12 +1,19 @@
 """The interpreter: analyzed IR to closures, run against an effect host. It imports `values/`,
 `dwf.compiler.ir` and `dwf.grammar`.
 
-- `interpreter.py`: `Interpreter` and the closure compiler (expressions).
+- `interpreter.py`: `Interpreter` (one run of a program) and `ClosureCompiler`, the dispatch from
+  IR node types to compile methods, and blocks.
+- `expressions.py`: `ExpressionCompiler`, how expressions compile to closures.
 - `statements.py`: `StatementCompiler`, how statements compile to closures.
-- `facade_calls.py`: how facade calls (`FacadeCall` in the IR) run through the effect host.
-- `calls.py`: argument binding for script functions and methods of plain values under the limits.
-- `frames.py`: frames, control-flow signals and the helpers the interpreter's parts share.
-- `sandbox.py`: the sandbox policy, the only place a script reaches attributes, methods and operators.
+- `host.py`: `EffectHost`, every method the interpreter calls on the engine.
+- `facade_calls.py`: how facade calls (`FacadeCall` in the IR) run through the effect host, and the joins.
+- `calls.py`: argument binding for script functions, methods of plain values under the limits,
+  and calling exception classes.
+- `frames.py`: frames, `Code`, control-flow signals, argument collection and the value helpers the
+  interpreter's parts share.
+- `sandbox.py`: the sandbox policy, the only place a script reaches attributes and methods; sizes,
+  work charges, `repr`/`str` and JSON conversion.
+- `operators.py`: the operator tables (`BINARY`, `INPLACE`, `UNARY`, `COMPARE`) under the limits.
 - `limits.py`: the resource limits of LANGUAGE §4 and `Limits`.
 - `builtins.py`: the implementations of the builtins and modules `grammar/builtins.py` allows.
 - `exceptions.py`: how a missing attribute fails, compared with CPython's counterpart.
@@ -22,3 +29,24 @@
 - `regex_worker.py`: the `re` operations on plain data and the worker process
   (`python -I -m dwf.runtime.interpreter.regex_worker`).
 """
+
+__all__ = ["EffectHost", "Interpreter", "Limits"]
+
+
+def __getattr__(name: str):
+    """The names of `__all__`, imported on first use (PEP 562): the regex worker process runs as
+    `-m dwf.runtime.interpreter.regex_worker`, which loads this package first, and must not pay
+    for loading the interpreter."""
+    if name == "EffectHost":
+        from dwf.runtime.interpreter.host import EffectHost  # deferred: start-up
+
+        return EffectHost
+    if name == "Interpreter":
+        from dwf.runtime.interpreter.interpreter import Interpreter  # deferred: start-up
+
+        return Interpreter
+    if name == "Limits":
+        from dwf.runtime.interpreter.limits import Limits  # deferred: start-up
+
+        return Limits
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,11 +21,11 @@ from dwf.runtime.interpreter.formatting import FORMATTING_BUILTINS
 from dwf.runtime.interpreter.json_text import json_dumps
 from dwf.runtime.interpreter.module_support import callback
 from dwf.runtime.values.records import Record
-from dwf.runtime.interpreter.sandbox import (BINARY, COMPARE, charge, charge_walk, check_frozenset, check_int, check_items, check_string,
-                      check_tuple, display, dwf_repr, iterable, limit_error, work)
+from dwf.runtime.interpreter.sandbox import (charge, charge_walk, check_frozenset, check_int, check_items, check_string, check_tuple, display, dwf_repr, iterable, limit_error, work)
+from dwf.runtime.interpreter.operators import BINARY, COMPARE
 from dwf.runtime.interpreter.stdlib_modules import standard_modules
-from dwf.runtime.values.objects import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, FrozenSet, Module,
-                     OrderedSet, ScriptFunction, UnboundMethod, type_name)
+from dwf.runtime.values.objects import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Module, ScriptFunction, UnboundMethod, type_name)
+from dwf.runtime.values.sets import FrozenSet, OrderedSet
 from dwf.runtime.values.views import DictView
 
 _CALLABLE = (ScriptFunction, BuiltinFunction)
@@ -460,7 +460,6 @@ BUILTIN_IMPLS = {
     "callable": b_callable, "iter": b_iter, "next": b_next, "frozenset": b_frozenset, "slice": b_slice,
     **FORMATTING_BUILTINS,
 }
-assert set(BUILTIN_IMPLS) == set(B.BUILTIN_FUNCTIONS), "grammar/builtins.py and runtime/interpreter/builtins.py disagree"
 
 
 # ---------------------------------------------------------------- modules
@@ -567,7 +566,6 @@ def make_modules() -> dict[str, Module]:
         value = getattr(math, name)
         math_members[name] = value if isinstance(value, float) else BuiltinFunction(f"math.{name}", _math(name))
     modules = {"json": json_members, "re": re_members, "math": math_members, **standard_modules()}
-    assert all(set(m) == set(B.MODULES[n]) for n, m in modules.items()), "module members disagree with grammar"
     return {name: Module(name, members) for name, members in modules.items()}
 
 

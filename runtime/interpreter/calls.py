@@ -5,24 +5,25 @@ referenced through its type (`str.lower(s)`, `map(str.strip, lines)`, `list.sort
 the first argument is the receiver, checked against the type with CPython's message, and the
 call then goes through the same allow-list and limits as `receiver.method(...)`. The type-level
 methods take no receiver: `dict.fromkeys`, bounded by the container size limit before the dict
-is built, and `str.maketrans`."""
+is built, and `str.maketrans`. Calling an exception class makes a script exception
+(`instantiate`)."""
 
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dwf.runtime.interpreter import sandbox
+from dwf.runtime.interpreter.sandbox import exception_message
 from dwf.runtime.interpreter.collection_values import DICT_TYPES
 from dwf.runtime.interpreter.collections_module import call_native_method
 from dwf.runtime.values.errors import ScriptError
-from dwf.runtime.interpreter.frames import _bounded_list
+from dwf.runtime.interpreter.exceptions import json_decode_error
+from dwf.runtime.interpreter.frames import Caller, bounded_list
 from dwf.runtime.interpreter.limits import Limits
-from dwf.runtime.values.objects import (BoundMethod, DwfIterator, FrozenSet, OrderedSet, ScriptFunction, UnboundMethod, type_name)
+from dwf.runtime.values.objects import BoundMethod, ExceptionType, DwfIterator, ScriptFunction, UnboundMethod, type_name
+from dwf.runtime.values.sets import FrozenSet, OrderedSet
 from dwf.runtime.values.views import DictItemsView, DictKeysView, DictValuesView
-
-if TYPE_CHECKING:
-    from dwf.runtime.interpreter.interpreter import Interpreter
 
 
 class Signature:
@@ -126,7 +127,7 @@ SPLITTING_METHODS = frozenset({"split", "rsplit"})
 _KEYS_VIEW, _VALUES_VIEW, _ITEMS_VIEW = type({}.keys()), type({}.values()), type({}.items())
 
 
-def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: dict) -> Any:
+def call_method(interp: Caller, method: BoundMethod, args: list, kwargs: dict) -> Any:
     receiver, name = method.receiver, method.name
     if method.fn is None:  # a method of a collections value (collections_module.py)
         return call_native_method(interp, receiver, name, args, kwargs)
@@ -135,7 +136,7 @@ def call_method(interp: Interpreter, method: BoundMethod, args: list, kwargs: di
     if kind is str:
         if name == "join" and args:
             # Materialize (bounded) so the size check sees every piece before joining.
-            args = [_bounded_list(args[0], limits)] + list(args[1:])
+            args = [bounded_list(args[0], limits)] + list(args[1:])
         if name in GROWING_METHODS:
             _precheck_string_method(receiver, name, args, limits)
         elif name in SPLITTING_METHODS:
@@ -254,7 +255,7 @@ RECEIVER_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def call_unbound(interp: Interpreter, method: UnboundMethod, args: list, kwargs: dict) -> Any:
+def call_unbound(interp: Caller, method: UnboundMethod, args: list, kwargs: dict) -> Any:
     owner, name = method.owner, method.name
     if name == "fromkeys":
         return dict_fromkeys(interp, args, kwargs)
@@ -272,7 +273,7 @@ def call_unbound(interp: Interpreter, method: UnboundMethod, args: list, kwargs:
     return call_method(interp, bound, list(args[1:]), kwargs)
 
 
-def dict_fromkeys(interp: Interpreter, args: list, kwargs: dict) -> dict:
+def dict_fromkeys(interp: Caller, args: list, kwargs: dict) -> dict:
     if kwargs:
         raise ScriptError("TypeError", "dict.fromkeys() takes no keyword arguments")
     if not args:
@@ -294,7 +295,7 @@ def dict_fromkeys(interp: Interpreter, args: list, kwargs: dict) -> dict:
     return result
 
 
-def str_maketrans(interp: Interpreter, args: list, kwargs: dict) -> dict:
+def str_maketrans(interp: Caller, args: list, kwargs: dict) -> dict:
     if kwargs:
         raise ScriptError("TypeError", "maketrans() takes no keyword arguments")
     # The table has at most one entry per key of the dict or character of the strings given.
@@ -303,3 +304,35 @@ def str_maketrans(interp: Interpreter, args: list, kwargs: dict) -> dict:
 
 
 # ---------------------------------------------------------------- the compiler to closures
+
+
+# ---------------------------------------------------------------- exceptions made by scripts
+
+
+def instantiate(kind: ExceptionType, args: list, kwargs: dict, limits: Any = None) -> ScriptError:
+    """Calling an exception class: `ValueError("bad", 2)`, `RetryError()`. `str(e)` and
+    `e.args` are CPython's (`str(KeyError("k"))` is `"'k'"`, also for a subclass of KeyError).
+    The message is rendered once, here, within the run's `limits` (rendering is charged)."""
+    if kwargs:
+        raise ScriptError("TypeError", f"{kind.name}() takes no keyword arguments")
+    if kind.name == "JSONDecodeError":
+        return _json_decode_error_call(args)
+    values = tuple(args)
+    return ScriptError(kind.name, exception_message(kind.lineage, values, limits), args=values, lineage=kind.lineage)
+
+
+def _json_decode_error_call(args: list) -> ScriptError:
+    names = ("msg", "doc", "pos")
+    if len(args) != 3:
+        if len(args) > 3:
+            raise ScriptError("TypeError", f"JSONDecodeError.__init__() takes 4 positional arguments but {len(args) + 1} were given")
+        missing = names[len(args):]
+        listed = " and ".join(f"'{n}'" for n in missing) if len(missing) < 3 else "'msg', 'doc', and 'pos'"
+        raise ScriptError("TypeError", f"JSONDecodeError.__init__() missing {len(missing)} required positional "
+                                       f"argument{'s' if len(missing) > 1 else ''}: {listed}")
+    message, document, position = args
+    if not isinstance(message, str) or not isinstance(document, str) or type(position) is not int:
+        raise ScriptError("TypeError", "json.JSONDecodeError(msg, doc, pos) needs a str, a str and an int")
+    if not 0 <= position <= len(document):
+        raise ScriptError("ValueError", "json.JSONDecodeError position is outside the document")
+    return json_decode_error(message, document, position)

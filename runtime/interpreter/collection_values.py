@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 from dwf.grammar import builtins as B
 
 from dwf.runtime.values.errors import ScriptError
-from dwf.runtime.values.objects import BoundMethod, BuiltinFunction, NativeValue
+from dwf.runtime.values.objects import BoundMethod, BuiltinFunction, NativeValue, type_name
 
 # Python code visits about this many items in the time of one step.
 PYTHON_ITEMS_PER_STEP = 4
@@ -250,14 +250,8 @@ def _sized(value) -> Any:
 
 def _pairs(mapping):
     if not isinstance(mapping, dict):
-        raise ScriptError("AttributeError", f"'{_label(mapping)}' object has no attribute 'items'")
+        raise ScriptError("AttributeError", f"'{type_name(mapping)}' object has no attribute 'items'")
     return list(mapping.items())
-
-
-def _label(value) -> str:
-    from dwf.runtime.values.objects import type_name
-
-    return type_name(value)
 
 
 # ---------------------------------------------------------------- defaultdict
@@ -411,7 +405,7 @@ class DequeValue(collections.deque, _Methods):
 
     def __add__(self, other):
         if not isinstance(other, collections.deque):
-            raise ScriptError("TypeError", f'can only concatenate deque (not "{_label(other)}") to deque')
+            raise ScriptError("TypeError", f'can only concatenate deque (not "{type_name(other)}") to deque')
         result = self.copy_value()
         result += other
         return result

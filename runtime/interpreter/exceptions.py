@@ -27,8 +27,8 @@ from typing import Any
 
 from dwf.runtime.values.errors import SCRIPT_EXCEPTION_PARENTS, DwfError, FatalError, ScriptError
 from dwf.runtime.values.records import Record
-from dwf.runtime.values.objects import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Module, OrderedSet, ScriptObject,
-                     ReadOnlyMapping, ScriptFunction, type_name)
+from dwf.runtime.values.objects import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Module, ScriptObject, ReadOnlyMapping, ScriptFunction, type_name)
+from dwf.runtime.values.sets import OrderedSet
 
 _MODULES = {"json": json, "math": math, "re": re}
 # What owns a dotted builtin's name (`re.Pattern.search`): a module, or a sample of a type.
@@ -143,35 +143,3 @@ def unbound_free(name: str) -> ScriptError:
                                     "in enclosing scope", attributes={"name": name})
 
 
-# ---------------------------------------------------------------- exceptions made by scripts
-
-
-def instantiate(kind: ExceptionType, args: list, kwargs: dict, limits: Any = None) -> ScriptError:
-    """Calling an exception class: `ValueError("bad", 2)`, `RetryError()`. `str(e)` and
-    `e.args` are CPython's (`str(KeyError("k"))` is `"'k'"`, also for a subclass of KeyError).
-    The message is rendered once, here, within the run's `limits` (rendering is charged)."""
-    from dwf.runtime.interpreter.sandbox import exception_message  # the sandbox renders values and imports this module
-
-    if kwargs:
-        raise ScriptError("TypeError", f"{kind.name}() takes no keyword arguments")
-    if kind.name == "JSONDecodeError":
-        return _json_decode_error_call(args)
-    values = tuple(args)
-    return ScriptError(kind.name, exception_message(kind.lineage, values, limits), args=values, lineage=kind.lineage)
-
-
-def _json_decode_error_call(args: list) -> ScriptError:
-    names = ("msg", "doc", "pos")
-    if len(args) != 3:
-        if len(args) > 3:
-            raise ScriptError("TypeError", f"JSONDecodeError.__init__() takes 4 positional arguments but {len(args) + 1} were given")
-        missing = names[len(args):]
-        listed = " and ".join(f"'{n}'" for n in missing) if len(missing) < 3 else "'msg', 'doc', and 'pos'"
-        raise ScriptError("TypeError", f"JSONDecodeError.__init__() missing {len(missing)} required positional "
-                                       f"argument{'s' if len(missing) > 1 else ''}: {listed}")
-    message, document, position = args
-    if not isinstance(message, str) or not isinstance(document, str) or type(position) is not int:
-        raise ScriptError("TypeError", "json.JSONDecodeError(msg, doc, pos) needs a str, a str and an int")
-    if not 0 <= position <= len(document):
-        raise ScriptError("ValueError", "json.JSONDecodeError position is outside the document")
-    return json_decode_error(message, document, position)

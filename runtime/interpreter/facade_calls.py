@@ -17,11 +17,15 @@ import anyio
 from dwf.compiler import ir
 
 from dwf.runtime.interpreter import sandbox
+from dwf.runtime.interpreter.frames import Code, any_async, collect_args, collect_args_async, evaluate, iterate
 from dwf.runtime.values.errors import FatalError, ScriptError
 from dwf.runtime.values.objects import ActorHandle, LazyAwaitable, ScriptFunction, BuiltinFunction, type_name
 
 
-def compile_facade_call(compiler, node: ir.FacadeCall):
+def compile_facade_call(compiler, node: ir.FacadeCall) -> Code:
+    """The closure of one facade call: it evaluates the receiver, then the arguments (with
+    CPython's checks of `*` and `**`, naming the member), fixes the occurrence key and runs the
+    member's action (`ACTIONS`)."""
     interp = compiler.interp
     args = [(compiler.expr(a.value), True) if isinstance(a, ir.Starred) else (compiler.expr(a), False) for a in node.args]
     keywords = [(k.name, compiler.expr(k.value)) for k in node.keywords]
@@ -29,40 +33,24 @@ def compile_facade_call(compiler, node: ir.FacadeCall):
     codes = [c for c, _ in args] + [c for _, c in keywords] + ([receiver] if receiver else [])
     action = ACTIONS[node.op]
     site = node.site
+    callee = node.op
 
     def perform(frame, actor, positional, named):
         key = interp.occurrence_key(site, frame.path) if site else None
         return action(interp, node, site, key, frame, actor, positional, named)
 
-    if any(is_async for _, is_async in codes):
+    if any_async(codes):
         async def run_async(frame):
-            actor = await _ev(receiver, frame) if receiver else None
-            positional, named = [], {}
-            for code, starred in args:
-                value = await _ev(code, frame)
-                positional.extend(_iterate(value)) if starred else positional.append(value)
-            for name, code in keywords:
-                value = await _ev(code, frame)
-                named.update(_mapping(value)) if name is None else named.__setitem__(name, value)
+            actor = await evaluate(receiver, frame) if receiver else None
+            positional, named = await collect_args_async(frame, args, keywords, callee)
             return perform(frame, actor, positional, named)
-        return run_async, True
+        return Code(run_async, True)
 
     def run(frame):
-        actor = receiver[0](frame) if receiver else None
-        positional, named = [], {}
-        for code, starred in args:
-            value = code[0](frame)
-            positional.extend(_iterate(value)) if starred else positional.append(value)
-        for name, code in keywords:
-            value = code[0](frame)
-            named.update(_mapping(value)) if name is None else named.__setitem__(name, value)
+        actor = receiver.run(frame) if receiver else None
+        positional, named = collect_args(frame, args, keywords, callee)
         return perform(frame, actor, positional, named)
-    return run, False
-
-
-async def _ev(code, frame):
-    fn, is_async = code
-    return await fn(frame) if is_async else fn(frame)
+    return Code(run, False)
 
 
 def _bind(op: str, names: tuple[str, ...], positional: list, named: dict, defaults: dict) -> dict:
@@ -109,9 +97,8 @@ def do_ask(interp, node, site, key, frame, actor, positional, named):
     instructions = _str(v["instructions"], "ask instructions")
     label = _optional_str(v["label"], "label")
     host = interp.host
-    replay = getattr(host, "replay_now", None)
     return LazyAwaitable(lambda: host.ask(site, key, actor, instructions, node.schema, label), f"ask {site}",
-                         replay and (lambda: replay(site, key, "ask", lambda: host.ask_inputs(actor, instructions, node.schema))))
+                         lambda: host.replay_now(site, key, "ask", lambda: host.ask_inputs(actor, instructions, node.schema)))
 
 
 READ_SIGNATURES = {
@@ -253,7 +240,7 @@ async def _run_all(items: list, runner, awaitables: bool = False) -> list:
 
 def do_parallel(interp, node, site, key, frame, actor, positional, named):
     v = _bind("parallel", ("awaitables",), positional, named, {})
-    items = _awaitables(interp, _iterate(v["awaitables"]), "parallel")
+    items = _awaitables(interp, iterate(v["awaitables"]), "parallel")
 
     async def runner(index, item):
         try:
@@ -281,7 +268,7 @@ def do_pipeline(interp, node, site, key, frame, actor, positional, named):
     if named or not positional:
         raise ScriptError("TypeError", "pipeline(items, *stages) takes the items and the stages positionally")
     items, *stages = positional
-    items = _bounded(interp, _iterate(items))
+    items = _bounded(interp, iterate(items))
     for stage in stages:
         if not isinstance(stage, (ScriptFunction, BuiltinFunction)):
             raise ScriptError("TypeError", f"pipeline stages must be functions, got {type_name(stage)}")
@@ -312,16 +299,6 @@ class _PathFrame:
     def __init__(self, frame, path):
         self.path = path
         self.depth = frame.depth
-
-
-def _iterate(value):
-    return sandbox.iterable(value)
-
-
-def _mapping(value):
-    if isinstance(value, dict):
-        return value
-    raise ScriptError("TypeError", f"argument after ** must be a mapping, not {type_name(value)}")
 
 
 ACTIONS = {

@@ -1,46 +1,51 @@
 """This module defines the machinery the interpreter's parts share: frames (the variables of one
-call and its occurrence path), the private control-flow signals for `break`, `continue` and
-`return` (they never leave the interpreter), closure helpers, and the value operations that
-statements and expressions both use (item access, unpacking, error conversion)."""
+call and its occurrence path), `Code` (a compiled closure and whether it is async), the
+control-flow signals for `break`, `continue` and `return` (they never leave the interpreter),
+argument collection for calls, `Caller` (what calls and builtins need of the interpreter), and
+the value operations that statements and expressions both use (item access, unpacking, error
+conversion)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple, Protocol
 
 from dwf.compiler import ir
 
 from dwf.runtime.interpreter import sandbox
 from dwf.runtime.interpreter.collection_values import DequeValue
-from dwf.runtime.values.errors import DwfError, FatalError, Frame, ScriptError
+from dwf.runtime.values.errors import DwfError, FatalError, ScriptError, TraceFrame
 from dwf.runtime.interpreter.exceptions import unbound_free, unbound_local, undefined_global
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.values.objects import DwfIterator, ReadOnlyMapping, ScriptObject, type_name
 
 
-# RuntimeError: a dict or set changed size during iteration (see `sandbox.to_script_error`).
-_PYTHON_ERRORS = (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError,
-                  AttributeError, UnicodeError, RuntimeError)
+# The Python errors allowed operations raise, which become script exceptions (RuntimeError: a
+# dict or set changed size during iteration; see `sandbox.to_script_error`).
+PYTHON_ERRORS = (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError,
+                 AttributeError, UnicodeError, RuntimeError)
 
 
-class _Break(BaseException):
-    pass
+class BreakSignal(BaseException):
+    """`break`: caught by the innermost loop."""
 
 
-class _Continue(BaseException):
-    pass
+class ContinueSignal(BaseException):
+    """`continue`: caught by the innermost loop."""
 
 
-class _Return(BaseException):
+class ReturnSignal(BaseException):
+    """`return value`: caught by the function call (or the script run)."""
+
     def __init__(self, value: Any):
         self.value = value
 
 
-class Frame_:
+class Frame:
     """The variables of one function call (or comprehension) and where it stands."""
 
     __slots__ = ("vars", "parent", "path", "depth", "where", "handling", "is_function")
 
-    def __init__(self, vars: dict, parent: Frame_ | None, path: tuple, depth: int, where: str, is_function: bool = True):
+    def __init__(self, vars: dict, parent: Frame | None, path: tuple, depth: int, where: str, is_function: bool = True):
         self.vars = vars
         self.parent = parent
         self.path = path
@@ -50,7 +55,27 @@ class Frame_:
         self.is_function = is_function
 
 
-Code = tuple[Callable, bool]  # (closure, is_async)
+class Code(NamedTuple):
+    """A compiled IR node: the closure that runs it on a frame, and whether that closure is a
+    coroutine function (only code containing `await` is)."""
+
+    run: Callable
+    is_async: bool
+
+
+class Caller(Protocol):
+    """What calls and builtins need of the interpreter (`interpreter.Interpreter`): the run's
+    limits, its step counter, the frame a builtin runs on behalf of, and calling a value."""
+
+    limits: sandbox.RunLimits
+    steps: int
+    caller: Frame | None
+
+    def call_sync(self, fn: Any, args: list, kwargs: dict, frame: Frame | None = None, call_id: str = "call") -> Any:
+        """Call a script value from synchronous code."""
+
+    def step_limit(self) -> FatalError:
+        """The error a run past its step limit ends with."""
 
 
 def unbound(name: str, scope: str) -> ScriptError:
@@ -62,16 +87,18 @@ def unbound(name: str, scope: str) -> ScriptError:
     return undefined_global(name)
 
 
-def _sync_or_async(parts: list[Code]) -> bool:
+def any_async(parts: list[Code]) -> bool:
+    """Whether any of `parts` must be awaited (then the code combining them is async too)."""
     return any(is_async for _, is_async in parts)
 
 
-async def _ev(code: Code, frame: Frame_) -> Any:
+async def evaluate(code: Code, frame: Frame) -> Any:
+    """Run `code` on `frame` from async code, awaiting it when it is async."""
     fn, is_async = code
     return await fn(frame) if is_async else fn(frame)
 
 
-def _unpack(value: Any, count: int, star: int | None) -> list:
+def unpack(value: Any, count: int, star: int | None) -> list:
     """The values for `count` unpacking targets (the starred one, at `star`, gets a list)."""
     if not isinstance(value, sandbox.ITERABLES):
         raise ScriptError("TypeError", f"cannot unpack non-iterable {type_name(value)} object")
@@ -88,28 +115,52 @@ def _unpack(value: Any, count: int, star: int | None) -> list:
     return items[:star] + [items[star:after]] + items[after:]
 
 
-def _made(value: Any, limits: Limits) -> Any:
+def new_container(value: Any, limits: Limits) -> Any:
+    """A container a display or `*` built, checked against the size limits and charged."""
     sandbox.check_items(value, limits)
     sandbox.charge(limits, sandbox.work(value))
     return sandbox.check_tuple(value, limits) if type(value) is tuple else value
 
 
-def _collect_args(frame, args, keywords, fn=None):
+def collect_args(frame: Frame, args: list[tuple[Code, bool]], keywords: list[tuple[str | None, Code]],
+                 callee: Any) -> tuple[list, dict]:
+    """The positional and keyword arguments of a call from synchronous code: `args` are
+    `(code, starred)`, `keywords` `(name, code)` (`None` for `**mapping`); `callee` is named in
+    CPython's errors for a bad `*` or `**`."""
     positional, named = [], {}
     alone = len(args) == 1
     for code, starred in args:
-        value = code[0](frame)
+        value = code.run(frame)
         if starred:
-            positional.extend(star_arguments(value, fn, alone))
+            positional.extend(star_arguments(value, callee, alone))
         else:
             positional.append(value)
     for name, code in keywords:
-        add_keywords(named, name, code[0](frame), fn)
+        add_keywords(named, name, code.run(frame), callee)
+    return positional, named
+
+
+async def collect_args_async(frame: Frame, args: list[tuple[Code, bool]], keywords: list[tuple[str | None, Code]],
+                             callee: Any) -> tuple[list, dict]:
+    """`collect_args` for a call with an argument that awaits."""
+    positional, named = [], {}
+    alone = len(args) == 1
+    for code, starred in args:
+        value = await evaluate(code, frame)
+        if starred:
+            positional.extend(star_arguments(value, callee, alone))
+        else:
+            positional.append(value)
+    for name, code in keywords:
+        add_keywords(named, name, await evaluate(code, frame), callee)
     return positional, named
 
 
 def callee_name(fn: Any) -> str:
-    """How CPython names a callee in call errors: `f()`, `outer.<locals>.f()`, `len()`."""
+    """How CPython names a callee in call errors: `f()`, `outer.<locals>.f()`, `len()`; a facade
+    call's callee is its qualified name (`files.read`)."""
+    if isinstance(fn, str):
+        return f"{fn}()"
     qualname = getattr(fn, "qualname", None) or getattr(fn, "name", None)
     return f"{qualname}()" if isinstance(qualname, str) else type_name(fn)
 
@@ -145,18 +196,22 @@ def add_keywords(named: dict, name: str | None, value: Any, fn: Any) -> None:
         named[key] = item
 
 
-def _with_frame(error: DwfError, line: int, column: int, frame: Frame_) -> DwfError:
+def with_frame(error: DwfError, line: int, column: int, frame: Frame) -> DwfError:
+    """`error` with the statement at `line`:`column` of `frame` added to its traceback."""
     if isinstance(error, FatalError) and not error.frames:
         error.message += f" at line {line}"  # the innermost script line: fatal errors name it
-    error.add_frame(Frame(line, column, frame.where))
+    error.add_frame(TraceFrame(line, column, frame.where))
     return error
 
 
-def _out_of_memory() -> FatalError:
+def out_of_memory() -> FatalError:
+    """The error a run that exhausted memory ends with."""
     return FatalError("LimitExceeded", "the run ran out of memory")
 
 
-def _convert(error: BaseException) -> ScriptError:
+def convert_error(error: BaseException) -> ScriptError:
+    """The script exception a Python error of an allowed operation stands for (a Python error
+    nothing allowed raises is an internal error)."""
     if isinstance(error, RecursionError):
         raise error  # not a script exception: the statement it ends reports the recursion limit
     converted = sandbox.to_script_error(error)
@@ -165,17 +220,20 @@ def _convert(error: BaseException) -> ScriptError:
     return converted
 
 
-def _iterate(value: Any):
+def iterate(value: Any):
+    """The items of a value a script iterates (`for`, comprehensions, `*`), or CPython's error."""
     return sandbox.iterable(value)
 
 
-def _mapping(value: Any) -> dict:
+def as_mapping(value: Any) -> dict:
+    """The mapping of `**value` in a dict display, or CPython's error."""
     if isinstance(value, dict):
         return value
     raise ScriptError("TypeError", f"argument after ** must be a mapping, not {type_name(value)}")
 
 
-def _get_item(container: Any, index: Any) -> Any:
+def get_item(container: Any, index: Any) -> Any:
+    """`container[index]` for the values scripts can subscript."""
     if isinstance(container, (list, tuple, str, dict, range, DequeValue)):
         return container[index]
     if isinstance(container, ScriptObject):
@@ -183,14 +241,15 @@ def _get_item(container: Any, index: Any) -> Any:
     raise ScriptError("TypeError", f"'{type_name(container)}' object is not subscriptable")
 
 
-def _set_item(container: Any, index: Any, value: Any, limits: Limits) -> None:
+def set_item(container: Any, index: Any, value: Any, limits: Limits) -> None:
+    """`container[index] = value`, under the container size limit."""
     if isinstance(container, ReadOnlyMapping):
         raise ScriptError("TypeError", "`args` is read-only")
     if isinstance(container, (list, dict)):
         if type(index) is slice:
             if not isinstance(container, list):
                 raise ScriptError("TypeError", "unhashable type: 'slice'")
-            value = _bounded_list(value, limits)  # slice assignment can grow a list
+            value = bounded_list(value, limits)  # slice assignment can grow a list
         container[index] = value
         if len(container) > limits.items:
             raise sandbox.limit_error("items", limits)
@@ -201,7 +260,8 @@ def _set_item(container: Any, index: Any, value: Any, limits: Limits) -> None:
     raise ScriptError("TypeError", f"'{type_name(container)}' object does not support item assignment")
 
 
-def _del_item(container: Any, index: Any) -> None:
+def del_item(container: Any, index: Any) -> None:
+    """`del container[index]`."""
     if isinstance(container, ReadOnlyMapping):
         raise ScriptError("TypeError", "`args` is read-only")
     if isinstance(container, (list, dict, DequeValue)):
@@ -210,21 +270,8 @@ def _del_item(container: Any, index: Any) -> None:
     raise ScriptError("TypeError", f"'{type_name(container)}' object doesn't support item deletion")
 
 
-def _has_effects(value: Any) -> bool:
-    """Whether an IR subtree contains an effect or a call of a script function (so loops
-    around it must extend the occurrence path)."""
-    if isinstance(value, ir.FacadeCall):
-        return True
-    if isinstance(value, ir.Call):
-        if not (isinstance(value.func, ir.Name) and value.func.scope == ir.BUILTIN):
-            return True
-    if isinstance(value, ir.Node):
-        return any(_has_effects(getattr(value, f)) for f in value.__dataclass_fields__ if f != "span")
-    if isinstance(value, tuple):
-        return any(_has_effects(v) for v in value)
-    return False
-
-def _bounded_list(value: Any, limits: Limits) -> list:
+def bounded_list(value: Any, limits: Limits) -> list:
+    """`list(value)` under the container size limit (a lazy iterator is stopped at the limit)."""
     if type(sandbox.iterable(value)) is not DwfIterator:  # sized: check, then copy in C
         if len(value) > limits.items:
             raise sandbox.limit_error("items", limits)

@@ -19,7 +19,8 @@ from typing import Any
 from dwf.runtime.interpreter.collection_values import NativeType
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.interpreter.module_support import bounded_items, callback, check_int_argument
-from dwf.runtime.interpreter.sandbox import BINARY, ITEMS_PER_STEP, charge, check_tuple, iterable, limit_error
+from dwf.runtime.interpreter.sandbox import ITEMS_PER_STEP, charge, check_tuple, iterable, limit_error
+from dwf.runtime.interpreter.operators import BINARY
 from dwf.runtime.values.objects import BuiltinFunction, DwfIterator
 
 

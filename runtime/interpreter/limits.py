@@ -21,6 +21,8 @@ MAX_REPORT_BYTES = 32 * 1024
 
 @dataclass(frozen=True)
 class Limits:
+    """Limits: one run's resource limits (LANGUAGE §4); every field defaults to the constant above."""
+
     steps: int = MAX_STEPS
     recursion: int = MAX_RECURSION
     items: int = MAX_ITEMS

@@ -32,8 +32,6 @@ import threading
 import warnings
 from typing import Any
 
-from dwf.grammar import builtins as B
-
 from dwf.runtime.interpreter import regex_worker as core
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.interpreter.exceptions import missing_attribute
@@ -563,8 +561,6 @@ MATCH_METHODS = {
 
 PATTERN_DATA = ("pattern", "flags", "groups", "groupindex")
 MATCH_DATA = ("string", "lastindex", "lastgroup", "pos", "endpos", "re")
-assert {*PATTERN_METHODS, *PATTERN_DATA} == set(B.PATTERN_METHODS), "grammar/builtins.py and runtime/interpreter/regex.py disagree"
-assert {*MATCH_METHODS, *MATCH_DATA} == set(B.MATCH_METHODS), "grammar/builtins.py and runtime/interpreter/regex.py disagree"
 
 # The module functions: (parameters after `pattern`, the pattern method they call).
 MODULE_FUNCTIONS = {

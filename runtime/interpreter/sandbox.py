@@ -3,9 +3,9 @@ methods and operators of values. It is an allow-list over DWF's own value types
 (`runtime.values.objects`, records, plain data); anything not on the list is a fatal misuse, so a
 script can neither reach interpreter objects nor probe for them with `try/except`.
 
-Operators that could allocate without bound (repetition, concatenation, `**`, `<<`, padding
-and replacement methods, f-string widths) are checked *before* they run against the run's
-`Limits`, and a Python exception raised by an allowed operation becomes the matching DWF
+Operations that could allocate without bound (padding and replacement methods, f-string
+widths; the operators are in `runtime.interpreter.operators`) are checked *before* they run
+against the run's `Limits`, and a Python exception raised by an allowed operation becomes the matching DWF
 exception value (`to_script_error`).
 
 Work. One interpreter step is one statement, loop iteration or call; an operation whose cost
@@ -20,23 +20,20 @@ given plain `Limits`, nothing is charged.
 
 from __future__ import annotations
 
-import math
-import operator
 import re
 from typing import Any
 
 from dwf.grammar import builtins as B
 from dwf.grammar import facade as F
 
-from dwf.runtime.interpreter.collection_values import CONTAINER_TYPES, DICT_TYPES, INTERNAL_NAMES, CounterValue, DequeValue, NamedTupleValue
+from dwf.runtime.interpreter.collection_values import CONTAINER_TYPES, DICT_TYPES, INTERNAL_NAMES, DequeValue, NamedTupleValue
 from dwf.runtime.values.errors import FatalError, ScriptError
 from dwf.runtime.interpreter.exceptions import missing_attribute
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.values.records import Record
-from dwf.runtime.values.objects import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, FrozenSet,
-                     LazyAwaitable, Module, NativeValue, OrderedSet, ReadOnlyMapping, ScriptFunction, ScriptObject,
-                     UnboundMethod, type_name)
-from dwf.runtime.values.views import VIEW_NAMES, VIEW_TYPES, DictItemsView, DictKeysView, DictValuesView, DictView
+from dwf.runtime.values.objects import (ActorHandle, BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Facade, LazyAwaitable, Module, NativeValue, ReadOnlyMapping, ScriptFunction, ScriptObject, UnboundMethod, type_name)
+from dwf.runtime.values.sets import FrozenSet, OrderedSet
+from dwf.runtime.values.views import VIEW_NAMES, VIEW_TYPES, DictKeysView, DictValuesView, DictView
 
 PYTHON_TO_DWF = {
     ZeroDivisionError: "ZeroDivisionError", KeyError: "KeyError", IndexError: "IndexError",
@@ -290,10 +287,11 @@ def _check_hashable_nesting(value: Any, limits: Limits) -> None:
 
 
 # Containers that C code walks item by item when it compares, renders or encodes a value.
-_NESTABLE = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, Record, slice, *CONTAINER_TYPES,
+# The types whose values can hold other values (walked by `expanded_size` and the comparisons).
+NESTABLE = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, Record, slice, *CONTAINER_TYPES,
                        *VIEW_TYPES})
 _DICTS = frozenset({dict, ReadOnlyMapping, *DICT_TYPES})
-_VIEWS = frozenset(VIEW_TYPES)
+VIEW_CLASSES = frozenset(VIEW_TYPES)
 
 
 def expanded_size(value: Any, cap: int) -> int:
@@ -303,7 +301,7 @@ def expanded_size(value: Any, cap: int) -> int:
     and 2**61 paths) and C code has no step counter, so operations that walk values charge this
     size first. Each distinct container is measured once and counting stops past `cap`; a
     container inside itself counts once there (C stops at it: `[...]`, or a RecursionError)."""
-    if type(value) not in _NESTABLE:
+    if type(value) not in NESTABLE:
         return 1
     sizes: dict[int, int] = {}
 
@@ -318,16 +316,16 @@ def expanded_size(value: Any, cap: int) -> int:
             items = [*node.keys(), *node.values()]
         elif type(node) is slice:
             items = [node.start, node.stop, node.step]
-        elif type(node) in _VIEWS:  # what the view shows of its dict (an items view: keys and values)
+        elif type(node) in VIEW_CLASSES:  # what the view shows of its dict (an items view: keys and values)
             backing = node.backing
             items = [*backing] if type(node) is DictKeysView else [*backing.values()] if type(node) is DictValuesView \
                 else [*backing, *backing.values()]
         else:
             items = node
         total = 1 + len(items)
-        if not _NESTABLE.isdisjoint(map(type, items)):  # in C: flat containers cost one pass
+        if not NESTABLE.isdisjoint(map(type, items)):  # in C: flat containers cost one pass
             for item in items:
-                if type(item) in _NESTABLE:
+                if type(item) in NESTABLE:
                     total += measure(item) - 1
                     if total > cap:
                         break
@@ -368,7 +366,7 @@ def check_value(value: Any, limits: Limits) -> Any:
     return value
 
 
-# ---------------------------------------------------------------- operators
+# ---------------------------------------------------------------- integers
 
 
 def check_int(value: Any, limits: Limits) -> Any:
@@ -378,219 +376,6 @@ def check_int(value: Any, limits: Limits) -> Any:
         raise limit_error("pow_bits", limits)
     return value
 
-
-def _pow(a: Any, b: Any, limits: Limits) -> Any:
-    if type(a) in (int, bool) and type(b) in (int, bool) and b > 0 and abs(a) > 1:
-        # |a| ** b has about b * log2|a| bits: refuse before computing anything much bigger.
-        if b * math.log2(abs(a)) > limits.pow_bits + 1:
-            raise limit_error("pow_bits", limits)
-        return check_int(a ** b, limits)
-    result = a ** b
-    if type(result) is complex:  # DWF has no complex numbers: (-8) ** 0.5 is a domain error
-        raise ScriptError("ValueError", "math domain error")
-    return result
-
-
-def _mul(a: Any, b: Any, limits: Limits) -> Any:
-    if isinstance(a, (str, list, tuple)) and isinstance(b, int) and not isinstance(b, bool):
-        _check_repeat(a, b, limits)
-        charge(limits, _repeat_work(a, b))
-    elif isinstance(b, (str, list, tuple)) and isinstance(a, int) and not isinstance(a, bool):
-        _check_repeat(b, a, limits)
-        charge(limits, _repeat_work(b, a))
-    elif type(a) is int and type(b) is int:
-        if a.bit_length() + b.bit_length() > limits.pow_bits + 1:
-            raise limit_error("pow_bits", limits)
-        return check_int(a * b, limits)
-    return a * b
-
-
-def _repeat_work(sequence, count: int) -> int:
-    size = len(sequence) * max(count, 0)
-    return size // (CHARS_PER_STEP if isinstance(sequence, str) else ITEMS_PER_STEP)
-
-
-def _check_repeat(sequence, count: int, limits: Limits) -> None:
-    total = len(sequence) * max(count, 0)
-    if isinstance(sequence, str):
-        if total * 4 > limits.string_bytes and total > limits.string_bytes // 4:
-            if len(sequence.encode("utf-8")) * count > limits.string_bytes:
-                raise limit_error("string_bytes", limits)
-    elif total > limits.items:
-        raise limit_error("items", limits)
-
-
-def _add(a: Any, b: Any, limits: Limits) -> Any:
-    if type(a) is int and type(b) is int:
-        return check_int(a + b, limits)
-    if isinstance(a, (list, tuple)) and type(b) is type(a) and len(a) + len(b) > limits.items:
-        raise limit_error("items", limits)
-    result = a + b
-    charge(limits, work(result))
-    if isinstance(result, str):
-        return check_string(result, limits)
-    return result
-
-
-def _sub(a: Any, b: Any, limits: Limits) -> Any:
-    if type(a) is int and type(b) is int:
-        return check_int(a - b, limits)
-    if type(a) in _SET_OPERANDS or type(b) in _VIEWS:
-        _charge_set_operands(a, b, limits)
-    return a - b
-
-
-def _lshift(a: Any, b: Any, limits: Limits) -> Any:
-    if type(a) in (int, bool) and type(b) in (int, bool) and a and b > 0 and abs(a).bit_length() + b > limits.pow_bits:
-        raise limit_error("pow_bits", limits)
-    return a << b
-
-
-_SET_OPERANDS = frozenset({OrderedSet, FrozenSet, *VIEW_TYPES})
-
-
-def _charge_set_operands(a: Any, b: Any, limits: Limits) -> None:
-    """Set operators read both operands; with an items view they also compare its values."""
-    if type(a) is DictItemsView or type(b) is DictItemsView:
-        charge_walk(limits, a, b)
-    else:
-        charge(limits, work(a) + work(b))
-
-
-def _union(fn):
-    """`|` and `^` of sets, dict views and dicts can make a container larger than either operand."""
-    def apply(a, b, limits):
-        _charge_set_operands(a, b, limits)
-        return check_value(fn(a, b), limits)
-    return apply
-
-
-def _sized(fn):
-    """`&` of sets (and of dict views, on either side) reads both operands."""
-    def apply(a, b, limits):
-        if type(a) in _SET_OPERANDS or type(b) in _VIEWS:
-            _charge_set_operands(a, b, limits)
-        return fn(a, b, limits) if fn is _sub else fn(a, b)
-    return apply
-
-
-def _mod(a: Any, b: Any, limits: Limits) -> Any:
-    if isinstance(a, str):
-        from dwf.runtime.interpreter.formatting import percent_format  # it renders values with this module's display/dwf_repr
-
-        return percent_format(a, b, limits)
-    return a % b
-
-
-def _truediv(a, b, limits):
-    return a / b
-
-
-def _plain(fn):
-    return lambda a, b, limits: fn(a, b)
-
-
-BINARY = {
-    "+": _add, "*": _mul, "/": _truediv, "//": _plain(operator.floordiv),
-    "%": _mod, "**": _pow, "<<": _lshift, ">>": _plain(operator.rshift), "&": _sized(operator.and_),
-    "|": _union(operator.or_), "^": _union(operator.xor), "-": _sub,
-}
-
-
-# Augmented assignment mutates lists, dicts and sets in place, so aliases see the change as in
-# CPython (`b = a; a += [1]` changes `b`); every other operand gets the plain operator.
-# A Counter or deque changes in place as in CPython (aliases see it); their operators meter
-# themselves (collection_values.py).
-_IN_PLACE_NATIVE = frozenset({CounterValue, DequeValue})
-
-
-def _iadd(a, b, limits):
-    if type(a) is not list:
-        if type(a) in _IN_PLACE_NATIVE:
-            return operator.iadd(a, b)
-        return _add(a, b, limits)
-    iterable(b)
-    if hasattr(b, "__len__") and len(a) + len(b) > limits.items:
-        raise limit_error("items", limits)
-    a.extend(b)
-    charge(limits, work(b))
-    return check_items(a, limits)
-
-
-def _imul(a, b, limits):
-    if type(a) is not list or type(b) is not int:
-        if type(a) in _IN_PLACE_NATIVE:
-            return operator.imul(a, b)
-        return _mul(a, b, limits)
-    _check_repeat(a, b, limits)
-    a *= b
-    charge(limits, work(a))
-    return a
-
-
-def _inplace(python, name):
-    def apply(a, b, limits):
-        if isinstance(a, ReadOnlyMapping):
-            raise ScriptError("TypeError", "`args` is read-only")
-        if type(a) is OrderedSet or (type(a) is dict and name == "|"):
-            charge(limits, work(b))
-            return check_value(python(a, b), limits)
-        if type(a) in _IN_PLACE_NATIVE or (isinstance(a, dict) and name == "|"):
-            charge(limits, work(b))
-            return check_items(python(a, b), limits)
-        return BINARY[name](a, b, limits)
-    return apply
-
-
-INPLACE = {**BINARY, "+": _iadd, "*": _imul, "|": _inplace(operator.ior, "|"), "&": _inplace(operator.iand, "&"),
-           "-": _inplace(operator.isub, "-"), "^": _inplace(operator.ixor, "^")}
-
-UNARY = {"-": operator.neg, "+": operator.pos, "not": operator.not_, "~": operator.invert}
-
-
-def _in(a, b):
-    if not isinstance(b, ITERABLES):
-        raise ScriptError("TypeError", f"argument of type '{type_name(b)}' is not iterable")
-    return a in b
-
-
-def _compared(fn):
-    """Comparing strings reads them; comparing containers walks them through every path
-    (charged as both, in full, before C starts)."""
-    def compare(a, b, limits):
-        if a is b and type(a) in _NESTABLE:
-            charge(limits, work(a))  # C meets the same object in every item: one pass
-        elif type(a) in _NESTABLE and type(b) in _NESTABLE:
-            charge_walk(limits, a, b)
-        elif type(a) is str or type(b) is str:
-            charge(limits, work(a) + work(b))
-        return fn(a, b)
-    return compare
-
-
-def _contains(a, b, limits):
-    if type(b) in (list, tuple, DequeValue, NamedTupleValue):  # a linear scan comparing `a` with each item
-        charge_walk(limits, b)
-        if type(a) in _NESTABLE:
-            charge_walk(limits, a, times=len(b))
-    elif type(b) is str:
-        charge(limits, work(b))
-    elif type(b) is DictValuesView:  # a linear scan, as in a list
-        charge_walk(limits, b)
-        if type(a) in _NESTABLE:
-            charge_walk(limits, a, times=len(b))
-    elif type(b) is DictItemsView:  # one lookup, then the value compared with `a`'s
-        charge_walk(limits, a)
-    return _in(a, b)
-
-
-# Each takes (left, right, limits) like BINARY.
-COMPARE = {
-    "==": _compared(operator.eq), "!=": _compared(operator.ne), "<": _compared(operator.lt),
-    "<=": _compared(operator.le), ">": _compared(operator.gt), ">=": _compared(operator.ge),
-    "in": _contains, "not in": lambda a, b, limits: not _contains(a, b, limits),
-    "is": lambda a, b, limits: a is b, "is not": lambda a, b, limits: a is not b,
-}
 
 FORMAT_NUMBER = re.compile(r"\d+")
 
@@ -702,7 +487,7 @@ def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -
             put(", " if index else "")
             _repr_into(part, out, seen, budget, limits)
         put(")")
-    elif type(value) in _VIEWS:
+    elif type(value) in VIEW_CLASSES:
         if id(value) in seen:  # a view inside its own dict: CPython shows `...`
             put("...")
             return

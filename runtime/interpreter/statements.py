@@ -8,75 +8,76 @@ from typing import Any, Callable
 
 from dwf.compiler import ir
 
-from dwf.runtime.interpreter import sandbox
+from dwf.runtime.interpreter import operators, sandbox
 from dwf.runtime.values.errors import ScriptError
-from dwf.runtime.interpreter.exceptions import instantiate
-from dwf.runtime.interpreter.frames import (_PYTHON_ERRORS, Code, Frame_, _Break, _Continue, _convert, _del_item, _ev, _get_item,
-                     _has_effects, _iterate, _Return, _set_item, _sync_or_async, _unpack, unbound)
-from dwf.runtime.interpreter.calls import Signature
+from dwf.runtime.interpreter.frames import (PYTHON_ERRORS, BreakSignal, Code, ContinueSignal, Frame, ReturnSignal,
+                                            any_async, convert_error, del_item, evaluate, get_item, iterate, set_item,
+                                            unbound, unpack)
+from dwf.runtime.interpreter.calls import Signature, instantiate
 from dwf.runtime.values.objects import ExceptionType, ScriptFunction
 
 
 class StatementCompiler:
-    """Statement handlers; mixed into `Compiler`, which provides `expr`, `block` and `number`."""
+    """Statement handlers; mixed into `ClosureCompiler`, which provides `interp`, `expr`, `block`
+    and `qualname_prefix`."""
 
     def s_expr(self, node: ir.ExprStmt) -> Code:
         return self.expr(node.value)
 
     def s_pass(self, node) -> Code:
-        return (lambda frame: None), False
+        return Code(lambda frame: None, False)
 
     def s_break(self, node) -> Code:
         def run(frame):
-            raise _Break()
-        return run, False
+            raise BreakSignal()
+        return Code(run, False)
 
     def s_continue(self, node) -> Code:
         def run(frame):
-            raise _Continue()
-        return run, False
+            raise ContinueSignal()
+        return Code(run, False)
 
     def s_return(self, node: ir.Return) -> Code:
         if node.value is None:
             def run_none(frame):
-                raise _Return(None)
-            return run_none, False
+                raise ReturnSignal(None)
+            return Code(run_none, False)
         value, is_async = self.expr(node.value)
         if is_async:
             async def run_async(frame):
-                raise _Return(await value(frame))
-            return run_async, True
+                raise ReturnSignal(await value(frame))
+            return Code(run_async, True)
 
         def run(frame):
-            raise _Return(value(frame))
-        return run, False
+            raise ReturnSignal(value(frame))
+        return Code(run, False)
 
     def s_assign(self, node: ir.Assign) -> Code:
         value, is_async = self.expr(node.value)
         targets = [self.target(t) for t in node.targets]
-        if _sync_or_async(targets):
+        if any_async(targets):
             async def run_targets_async(frame):
-                result = await _ev((value, is_async), frame)
+                result = await evaluate((value, is_async), frame)
                 for store, store_is_async in targets:
                     if store_is_async:
                         await store(frame, result)
                     else:
                         store(frame, result)
-            return run_targets_async, True
+            return Code(run_targets_async, True)
         stores = [store for store, _ in targets]
         if len(stores) == 1:
             store = stores[0]
             if is_async:
                 async def run_one_async(frame):
                     store(frame, await value(frame))
-                return run_one_async, True
+                return Code(run_one_async, True)
 
             def run_one(frame):
                 store(frame, value(frame))
-            return run_one, False
+            return Code(run_one, False)
 
         async def run_many_async(frame):
-            result = await _ev((value, is_async), frame)
+            result = await evaluate((value, is_async), frame)
             for store in stores:
                 store(frame, result)
 
@@ -84,7 +85,7 @@ class StatementCompiler:
             result = value(frame)
             for store in stores:
                 store(frame, result)
-        return (run_many_async, True) if is_async else (run_many, False)
+        return Code(run_many_async, True) if is_async else Code(run_many, False)
 
     def s_ann_assign(self, node: ir.AnnAssign) -> Code:
         if node.value is None:
@@ -92,7 +93,7 @@ class StatementCompiler:
         return self.s_assign(ir.Assign(node.span, (node.target,), node.value))
 
     def s_aug_assign(self, node: ir.AugAssign) -> Code:
-        op = sandbox.INPLACE[node.op]
+        op = operators.INPLACE[node.op]
         limits = self.interp.limits
         value_code = self.expr(node.value)
         target = node.target
@@ -102,57 +103,56 @@ class StatementCompiler:
             parts = [container_code, index_code, value_code]
 
             async def run_sub_async(frame):
-                container = await _ev(container_code, frame)
-                index = await _ev(index_code, frame)
-                left = _get_item(container, index)
-                _set_item(container, index, op(left, await _ev(value_code, frame), limits), limits)
+                container = await evaluate(container_code, frame)
+                index = await evaluate(index_code, frame)
+                left = get_item(container, index)
+                set_item(container, index, op(left, await evaluate(value_code, frame), limits), limits)
 
             def run_sub(frame):
-                container = container_code[0](frame)
-                index = index_code[0](frame)
-                _set_item(container, index, op(_get_item(container, index), value_code[0](frame), limits), limits)
-            return (run_sub_async, True) if _sync_or_async(parts) else (run_sub, False)
+                container = container_code.run(frame)
+                index = index_code.run(frame)
+                set_item(container, index, op(get_item(container, index), value_code.run(frame), limits), limits)
+            return Code(run_sub_async, True) if any_async(parts) else Code(run_sub, False)
         load, _ = self.expr(target)
         store = self.store(target)
 
         async def run_async(frame):
             left = load(frame)
-            store(frame, op(left, await _ev(value_code, frame), limits))
+            store(frame, op(left, await evaluate(value_code, frame), limits))
 
         def run(frame):
-            store(frame, op(load(frame), value_code[0](frame), limits))
-        return (run_async, True) if value_code[1] else (run, False)
+            store(frame, op(load(frame), value_code.run(frame), limits))
+        return Code(run_async, True) if value_code.is_async else Code(run, False)
 
     def s_if(self, node: ir.If) -> Code:
         test = self.expr(node.test)
         body = self.block(node.body)
         orelse = self.block(node.orelse)
-        if _sync_or_async([test, body, orelse]):
+        if any_async([test, body, orelse]):
             async def run_async(frame):
-                if await _ev(test, frame):
-                    await _ev(body, frame)
+                if await evaluate(test, frame):
+                    await evaluate(body, frame)
                 else:
-                    await _ev(orelse, frame)
-            return run_async, True
-        test_fn, body_fn, else_fn = test[0], body[0], orelse[0]
+                    await evaluate(orelse, frame)
+            return Code(run_async, True)
+        test_fn, body_fn, else_fn = test.run, body.run, orelse.run
 
         def run(frame):
             if test_fn(frame):
                 body_fn(frame)
             else:
                 else_fn(frame)
-        return run, False
+        return Code(run, False)
 
     def s_for(self, node: ir.For) -> Code:
-        loop_id = self.number("for")
-        tracked = _has_effects(node.body)
+        loop_id, tracked = node.loop_id, node.has_effects
         iterable = self.expr(node.iter)
         store, store_is_async = self.target(node.target)
         body = self.block(node.body)
         orelse = self.block(node.orelse)
-        if _sync_or_async([iterable, body, orelse, (store, store_is_async)]):
+        if any_async([iterable, body, orelse, (store, store_is_async)]):
             async def run_async(frame):
-                items = _iterate(await _ev(iterable, frame))
+                items = iterate(await evaluate(iterable, frame))
                 base = frame.path
                 broke = False
                 try:
@@ -164,21 +164,21 @@ class StatementCompiler:
                         else:
                             store(frame, item)
                         try:
-                            await _ev(body, frame)
-                        except _Continue:
+                            await evaluate(body, frame)
+                        except ContinueSignal:
                             continue
-                        except _Break:
+                        except BreakSignal:
                             broke = True
                             break
                 finally:
                     frame.path = base
                 if not broke:
-                    await _ev(orelse, frame)
-            return run_async, True
-        body_fn, else_fn, iter_fn = body[0], orelse[0], iterable[0]
+                    await evaluate(orelse, frame)
+            return Code(run_async, True)
+        body_fn, else_fn, iter_fn = body.run, orelse.run, iterable.run
 
         def run(frame):
-            items = _iterate(iter_fn(frame))
+            items = iterate(iter_fn(frame))
             base = frame.path
             try:
                 for index, item in enumerate(items):
@@ -187,31 +187,30 @@ class StatementCompiler:
                     store(frame, item)
                     try:
                         body_fn(frame)
-                    except _Continue:
+                    except ContinueSignal:
                         continue
-                    except _Break:
+                    except BreakSignal:
                         break
                 else:
                     else_fn(frame)
             finally:
                 frame.path = base
-        return run, False
+        return Code(run, False)
 
     def s_while(self, node: ir.While) -> Code:
-        loop_id = self.number("while")
-        tracked = _has_effects(node.body)
+        loop_id, tracked = node.loop_id, node.has_effects
         test = self.expr(node.test)
         body = self.block(node.body)
         orelse = self.block(node.orelse)
         interp = self.interp
         limit = interp.limits.steps
-        if _sync_or_async([test, body, orelse]):
+        if any_async([test, body, orelse]):
             async def run_async(frame):
                 base = frame.path
                 index = 0
                 broke = False
                 try:
-                    while await _ev(test, frame):
+                    while await evaluate(test, frame):
                         interp.steps += 1
                         if interp.steps > limit:
                             raise interp.step_limit()
@@ -219,18 +218,18 @@ class StatementCompiler:
                             frame.path = base + (f"{loop_id}[{index}]",)
                         index += 1
                         try:
-                            await _ev(body, frame)
-                        except _Continue:
+                            await evaluate(body, frame)
+                        except ContinueSignal:
                             continue
-                        except _Break:
+                        except BreakSignal:
                             broke = True
                             break
                 finally:
                     frame.path = base
                 if not broke:
-                    await _ev(orelse, frame)
-            return run_async, True
-        test_fn, body_fn, else_fn = test[0], body[0], orelse[0]
+                    await evaluate(orelse, frame)
+            return Code(run_async, True)
+        test_fn, body_fn, else_fn = test.run, body.run, orelse.run
 
         def run(frame):
             base = frame.path
@@ -245,15 +244,15 @@ class StatementCompiler:
                     index += 1
                     try:
                         body_fn(frame)
-                    except _Continue:
+                    except ContinueSignal:
                         continue
-                    except _Break:
+                    except BreakSignal:
                         break
                 else:
                     else_fn(frame)
             finally:
                 frame.path = base
-        return run, False
+        return Code(run, False)
 
     def s_try(self, node: ir.Try) -> Code:
         body = self.block(node.body)
@@ -271,16 +270,16 @@ class StatementCompiler:
         async def run_async(frame):
             try:
                 try:
-                    await _ev(body, frame)
-                except (ScriptError, *_PYTHON_ERRORS) as raised:
-                    error = _convert(raised)
+                    await evaluate(body, frame)
+                except (ScriptError, *PYTHON_ERRORS) as raised:
+                    error = convert_error(raised)
                     for kind_code, name, handler_body in handlers:
-                        if kind_code is None or match(error, await _ev(kind_code, frame)):
+                        if kind_code is None or match(error, await evaluate(kind_code, frame)):
                             if name is not None:
                                 frame.vars[name] = error
                             frame.handling.append(error)
                             try:
-                                await _ev(handler_body, frame)
+                                await evaluate(handler_body, frame)
                             finally:
                                 frame.handling.pop()
                                 if name is not None:  # as CPython: the name is unbound after the handler
@@ -289,23 +288,23 @@ class StatementCompiler:
                     else:
                         raise error from None
                 else:
-                    await _ev(orelse, frame)
+                    await evaluate(orelse, frame)
             finally:
-                await _ev(finalbody, frame)
+                await evaluate(finalbody, frame)
 
         def run(frame):
             try:
                 try:
-                    body[0](frame)
-                except (ScriptError, *_PYTHON_ERRORS) as raised:
-                    error = _convert(raised)
+                    body.run(frame)
+                except (ScriptError, *PYTHON_ERRORS) as raised:
+                    error = convert_error(raised)
                     for kind_code, name, handler_body in handlers:
-                        if kind_code is None or match(error, kind_code[0](frame)):
+                        if kind_code is None or match(error, kind_code.run(frame)):
                             if name is not None:
                                 frame.vars[name] = error
                             frame.handling.append(error)
                             try:
-                                handler_body[0](frame)
+                                handler_body.run(frame)
                             finally:
                                 frame.handling.pop()
                                 if name is not None:  # as CPython: the name is unbound after the handler
@@ -314,10 +313,10 @@ class StatementCompiler:
                     else:
                         raise error from None
                 else:
-                    orelse[0](frame)
+                    orelse.run(frame)
             finally:
-                finalbody[0](frame)
-        return (run_async, True) if _sync_or_async(parts) else (run, False)
+                finalbody.run(frame)
+        return Code(run_async, True) if any_async(parts) else Code(run, False)
 
     def s_raise(self, node: ir.Raise) -> Code:
         exc = self.expr(node.exc) if node.exc is not None else None
@@ -341,21 +340,21 @@ class StatementCompiler:
             raise value
 
         if exc is None:
-            return (lambda frame: build(frame, None)), False
-        if exc[1] or (cause is not None and cause[1]):
+            return Code(lambda frame: build(frame, None), False)
+        if exc.is_async or (cause is not None and cause.is_async):
             async def run_async(frame):
-                value = await _ev(exc, frame)
+                value = await evaluate(exc, frame)
                 if cause is not None:
-                    check_cause(await _ev(cause, frame))
+                    check_cause(await evaluate(cause, frame))
                 build(frame, value)
-            return run_async, True
+            return Code(run_async, True)
 
         def run(frame):
-            value = exc[0](frame)
+            value = exc.run(frame)
             if cause is not None:
-                check_cause(cause[0](frame))
+                check_cause(cause.run(frame))
             build(frame, value)
-        return run, False
+        return Code(run, False)
 
     def s_assert(self, node: ir.Assert) -> Code:
         limits = self.interp.limits
@@ -368,13 +367,13 @@ class StatementCompiler:
             return ScriptError("AssertionError", sandbox.display(message_value, limits), args=(message_value,))
 
         async def run_async(frame):
-            if not await _ev(test, frame):
-                raise failure(await _ev(msg, frame) if msg else None, msg is not None)
+            if not await evaluate(test, frame):
+                raise failure(await evaluate(msg, frame) if msg else None, msg is not None)
 
         def run(frame):
-            if not test[0](frame):
-                raise failure(msg[0](frame) if msg else None, msg is not None)
-        return (run_async, True) if _sync_or_async([test] + ([msg] if msg else [])) else (run, False)
+            if not test.run(frame):
+                raise failure(msg.run(frame) if msg else None, msg is not None)
+        return Code(run_async, True) if any_async([test] + ([msg] if msg else [])) else Code(run, False)
 
     def s_delete(self, node: ir.Delete) -> Code:
         deleters: list[tuple[Callable, bool]] = []
@@ -383,27 +382,27 @@ class StatementCompiler:
                 deleters.append((self._delete_name(target), False))
                 continue
             container, index = self.expr(target.value), self.expr(target.index)
-            if _sync_or_async([container, index]):
+            if any_async([container, index]):
                 async def delete_async(frame, container=container, index=index):
-                    holder = await _ev(container, frame)
-                    _del_item(holder, await _ev(index, frame))
+                    holder = await evaluate(container, frame)
+                    del_item(holder, await evaluate(index, frame))
                 deleters.append((delete_async, True))
             else:
-                deleters.append((lambda frame, c=container[0], i=index[0]: _del_item(c(frame), i(frame)), False))
+                deleters.append((lambda frame, c=container.run, i=index.run: del_item(c(frame), i(frame)), False))
 
-        if _sync_or_async(deleters):
+        if any_async(deleters):
             async def run_async(frame):
                 for deleter, is_async in deleters:
                     if is_async:
                         await deleter(frame)
                     else:
                         deleter(frame)
-            return run_async, True
+            return Code(run_async, True)
 
         def run(frame):
             for deleter, _ in deleters:
                 deleter(frame)
-        return run, False
+        return Code(run, False)
 
     def _delete_name(self, target: ir.Name):
         interp, name = self.interp, target.id
@@ -423,8 +422,8 @@ class StatementCompiler:
         if is_async:
             async def run_async(frame):
                 store(frame, await make_fn(frame))
-            return run_async, True
-        return (lambda frame: store(frame, make_fn(frame))), False
+            return Code(run_async, True)
+        return Code(lambda frame: store(frame, make_fn(frame)), False)
 
     def function_maker(self, name: str, qualname: str, params: tuple, compile_body: Callable, is_async: bool,
                        is_expression: bool = False) -> Code:
@@ -439,35 +438,35 @@ class StatementCompiler:
             body = compile_body()
         finally:
             self.qualname_prefix = outer
-        code = (signature, body if is_async or is_expression else body[0], is_expression)
-        if not _sync_or_async([c for _, c in defaults]):
-            plain = [(key, c[0]) for key, c in defaults]
+        code = (signature, body if is_async or is_expression else body.run, is_expression)
+        if not any_async([c for _, c in defaults]):
+            plain = [(key, c.run) for key, c in defaults]
 
             def make(frame):
                 return ScriptFunction(name, code, frame, {key: fn(frame) for key, fn in plain}, is_async, qualname)
-            return make, False
+            return Code(make, False)
 
         async def make_async(frame):
             values = {}
             for key, c in defaults:
-                values[key] = await _ev(c, frame)
+                values[key] = await evaluate(c, frame)
             return ScriptFunction(name, code, frame, values, is_async, qualname)
-        return make_async, True
+        return Code(make_async, True)
 
     def s_exception_class(self, node: ir.ExceptionClass) -> Code:
         base_code = self.expr(node.base)
         globals_, name = self.interp.globals, node.name
 
         def run(frame):
-            base = base_code[0](frame)
+            base = base_code.run(frame)
             if not isinstance(base, ExceptionType):  # the compiler only lets exception classes through
                 raise ScriptError("TypeError", f"the base of `{name}` is not an exception class")
             globals_[name] = ExceptionType(name, (name, *base.lineage))
-        return run, False
+        return Code(run, False)
 
     def s_phase(self, node: ir.Phase) -> Code:
         host, name = self.interp.host, node.name
-        return (lambda frame: host.enter_phase(name)), False
+        return Code(lambda frame: host.enter_phase(name), False)
 
     def s_import(self, node: ir.Import) -> Code:
         interp = self.interp
@@ -477,15 +476,15 @@ class StatementCompiler:
 
             def run_from(frame):
                 interp.globals.update(members)
-            return run_from, False
+            return Code(run_from, False)
 
         def run(frame):
             interp.globals[node.name] = module
-        return run, False
+        return Code(run, False)
 
     # ------------------------------------------------------------ targets
 
-    def store(self, target: ir.Node) -> Callable[[Frame_, Any], None]:
+    def store(self, target: ir.Node) -> Callable[[Frame, Any], None]:
         interp = self.interp
         if isinstance(target, ir.Name):
             name = target.id
@@ -518,35 +517,34 @@ class StatementCompiler:
         if isinstance(target, ir.Subscript):
             container, index = self.expr(target.value), self.expr(target.index)
             limits = self.interp.limits
-            if _sync_or_async([container, index]):
+            if any_async([container, index]):
                 async def store_item_async(frame, value):
-                    holder = await _ev(container, frame)
-                    _set_item(holder, await _ev(index, frame), value, limits)
+                    holder = await evaluate(container, frame)
+                    set_item(holder, await evaluate(index, frame), value, limits)
                 return store_item_async, True
             c, i = container[0], index[0]
-            return (lambda frame, value: _set_item(c(frame), i(frame), value, limits)), False
+            return (lambda frame, value: set_item(c(frame), i(frame), value, limits)), False
         if isinstance(target, (ir.Tuple, ir.List)):
             parts = [self.target(e) for e in target.elts]
             star = next((i for i, e in enumerate(target.elts) if isinstance(e, ir.Starred)), None)
             count = len(parts)
-            if _sync_or_async(parts):
-                async def unpack_async(frame, value):
-                    for (store, is_async), item in zip(parts, _unpack(value, count, star)):
+            if any_async(parts):
+                async def store_each_async(frame, value):
+                    for (store, is_async), item in zip(parts, unpack(value, count, star)):
                         if is_async:
                             await store(frame, item)
                         else:
                             store(frame, item)
-                return unpack_async, True
+                return store_each_async, True
             stores = [store for store, _ in parts]
 
-            def unpack(frame, value):
-                for store, item in zip(stores, _unpack(value, count, star)):
+            def store_each(frame, value):
+                for store, item in zip(stores, unpack(value, count, star)):
                     store(frame, item)
-            return unpack, False
+            return store_each, False
         if isinstance(target, ir.Starred):
             return self.target(target.value)
         if isinstance(target, ir.Name):
             return self.store(target), False
         raise TypeError(f"cannot store into {type(target).__name__}")
 
-    # ------------------------------------------------------------ expressions

@@ -68,7 +68,7 @@ MAX_FRAMES = 1000  # traceback lines kept per error
 
 
 @dataclass
-class Frame:
+class TraceFrame:
     """One line of a DWF traceback: where in the script, and in which helper or site."""
 
     line: int
@@ -85,12 +85,12 @@ class Frame:
 class DwfError(Exception):
     """Base of everything the runtime raises on purpose."""
 
-    def __init__(self, message: str, *, frames: list[Frame] | None = None):
+    def __init__(self, message: str, *, frames: list[TraceFrame] | None = None):
         super().__init__(message)
         self.message = message
-        self.frames: list[Frame] = frames or []
+        self.frames: list[TraceFrame] = frames or []
 
-    def add_frame(self, frame: Frame) -> None:
+    def add_frame(self, frame: TraceFrame) -> None:
         # At most MAX_FRAMES, innermost first: an exception re-raised in a loop cannot grow
         # a traceback without bound.
         if (not self.frames or self.frames[-1] != frame) and len(self.frames) < MAX_FRAMES:
@@ -113,7 +113,7 @@ class ScriptError(DwfError):
     match against it. `attributes` are the extra read-only attributes a class has in CPython
     (`msg`, `pos`, `lineno`, `colno` of `json.JSONDecodeError`)."""
 
-    def __init__(self, type_name: str, message: str, *, args: tuple = (), frames: list[Frame] | None = None,
+    def __init__(self, type_name: str, message: str, *, args: tuple = (), frames: list[TraceFrame] | None = None,
                  details: dict | None = None, lineage: tuple[str, ...] | None = None, attributes: dict | None = None):
         super().__init__(message, frames=frames)
         self.type_name = type_name
@@ -138,7 +138,7 @@ class ScriptError(DwfError):
 class FatalError(DwfError):
     """Ends the run; never caught by the script. `code` names the kind (e.g. `StepLimit`)."""
 
-    def __init__(self, code: str, message: str, *, frames: list[Frame] | None = None):
+    def __init__(self, code: str, message: str, *, frames: list[TraceFrame] | None = None):
         super().__init__(message, frames=frames)
         self.code = code
 

@@ -10,6 +10,9 @@ from dwf.grammar.facade import RECORDS
 
 
 class Record:
+    """Record: a read-only value a facade call returns (`RunResult`, `GrepMatch`, `GitStatus`,
+    ...), with the fields grammar/facade.py declares for its type."""
+
     __slots__ = ("type_name", "fields")
 
     def __init__(self, type_name: str, **fields: Any):

@@ -28,7 +28,7 @@ from __future__ import annotations
 from reprlib import recursive_repr
 from typing import Any, Callable, Iterator
 
-from dwf.runtime.values.objects import OrderedSet
+from dwf.runtime.values.sets import OrderedSet
 
 
 class DictView:

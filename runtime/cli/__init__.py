@@ -1,11 +1,13 @@
 """`dwfc`, the command line: the top layer of the runtime, which nothing else imports. The console
 script is `dwf.runtime.cli.main:main`; `python -m dwf.runtime.cli` runs the same `main`.
 
-- `main.py`: `main`, the parser (`build_parser`), `dwfc run` and `dwfc answer`. It imports every
-  command module and calls its `add_parsers`; no command module imports it.
+- `main.py`: `main` and the parser (`build_parser`). It imports every command module and calls
+  its `add_parsers`; no command module imports it.
+- `run.py`: `dwfc run` and `dwfc answer`, and what `resume` and `amend` share with them (the
+  question port of a run, `settle`). Runs are prepared and started through `host.session`.
 - `exit_codes.py`: the exit codes of every command, `RUN_EXIT` and `UsageError` (exit 2).
 - `options.py`: the options several commands share, as argparse parent parsers.
-- `run.py`: helpers of the commands that run or approve: the `--args` reader, `confirm`,
+- `usage.py`: helpers of the commands that run or approve: the `--args` reader, `confirm`,
   `isatty`, the usage-problems printer, the `--workspace` check.
 - `check.py`: `guide`, `check`, `rules`, `explain`, and `compile_path` (read and compile a script).
 - `plan.py`: `dwfc plan` and `dwfc graph`.

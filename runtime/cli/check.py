@@ -17,7 +17,7 @@ from dwf.compiler.compile import CompileResult, compile_bytes
 from dwf.compiler.rules import all_rules, lookup
 from dwf.grammar import language_guide
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, UsageError
-from dwf.runtime.cli.run import report_usage_problems
+from dwf.runtime.cli.usage import report_usage_problems
 
 
 def cmd_guide(args) -> int:

@@ -18,7 +18,7 @@ from pathlib import Path
 from dwf.compiler import render
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, UsageError
 from dwf.runtime.cli.options import WORKSPACE, own_options
-from dwf.runtime.cli.run import confirm
+from dwf.runtime.cli.usage import confirm
 from dwf.runtime.values.plain_json import dumps
 
 

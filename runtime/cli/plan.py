@@ -22,7 +22,7 @@ from dwf.runtime.cli import graphviz as graphviz_bin
 from dwf.runtime.cli.check import compile_path
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, UsageError
 from dwf.runtime.cli.options import RUN_ARGS
-from dwf.runtime.cli.run import isatty, read_run_args
+from dwf.runtime.cli.usage import isatty, read_run_args
 from dwf.runtime.host.saved import resolve_called
 from dwf.runtime.ports.agent_definitions import check_agent_types
 

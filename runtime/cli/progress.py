@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, TextIO
 
-from dwf.runtime.cli.run import isatty
+from dwf.runtime.cli.usage import isatty
 from dwf.runtime.values.plain_json import dumps
 
 STATUS_INTERVAL_S = 0.4  # node status lines, at most one per interval

@@ -22,7 +22,7 @@ from dwf.compiler import render
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
 from dwf.runtime.cli.options import APPROVE, RERUN_AGENT, WORKSPACE, own_options
 from dwf.runtime.cli.progress import make_progress
-from dwf.runtime.cli.run import confirm, report_usage_problems, workspace_root
+from dwf.runtime.cli.usage import confirm, report_usage_problems, workspace_root
 from dwf.runtime.cli.run import question_port, settle
 from dwf.runtime.host import run_views
 from dwf.runtime.journal import control as service

@@ -18,7 +18,7 @@ from dwf.runtime.cli.check import compile_path
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, UsageError
 from dwf.runtime.cli.options import WORKSPACE, own_options
 from dwf.runtime.cli.progress import first_line
-from dwf.runtime.cli.run import workspace_root
+from dwf.runtime.cli.usage import workspace_root
 from dwf.runtime.host import saved as service
 
 DESCRIPTION_WIDTH = 60  # the description column shows the head of the first line

@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from dwf.runtime.engine.prepare import resume_problems
 from dwf.runtime.journal.store import JournalStore, RunRow
 
 
@@ -136,7 +135,7 @@ def snapshot(journal: JournalStore, row: RunRow) -> dict:
     error = row.error.get("message") if isinstance(row.error, dict) else row.error
     return {**summary, "description": meta.get("description"), "args": row.args, "caps": row.caps,
             "usage": row.usage or {}, "compiler_version": row.compiler_version,
-            "resumable": not resume_problems(row), "amended_from": row.resumed_from, "superseded_by": row.superseded_by,
+            "resumable": not resumable_problems(row), "amended_from": row.resumed_from, "superseded_by": row.superseded_by,
             "workflows": sorted(row.workflows or {}),  # the saved workflows it calls inline (pinned)
             "phases": list(phases.values()),
             "actors": [{"key": a["key"], "name": a["name"], "model": a["model"]} for a in actors],
@@ -169,3 +168,9 @@ def status_text(row_or_summary: Any) -> str:
     return f"{status}({reason})" if status == "stopped" and reason else status
 
 
+def resumable_problems(row: RunRow) -> list[str]:
+    """`engine.prepare.resume_problems`, loaded when a run is shown: `dwfc` imports this module
+    at start-up and the engine only for runs."""
+    from dwf.runtime.engine.prepare import resume_problems  # deferred: start-up
+
+    return resume_problems(row)

@@ -27,11 +27,13 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dwf.compiler.compile import compile_bytes, compile_source
-
 from dwf.runtime.statedir import StateDir, dwf_home, same_content, write_atomic
-from dwf.runtime.engine.called import CalledSource, called_lines
+
+if TYPE_CHECKING:
+    from dwf.runtime.engine.called import CalledSource
 
 __all__ = ["NAME_PATTERN", "SCOPES", "SavedWorkflow", "SavedWorkflowError", "dwf_home", "find_saved", "global_dir",
            "is_valid_name", "list_saved", "locate_saved", "project_dir", "read_saved", "read_saved_text",
@@ -223,6 +225,9 @@ def resolve_called(program, workspace: Path) -> dict[str, CalledSource]:
     `find_saved`): name -> its text, file and scope, or the sentence saying why it was not found.
     Compiling and checking them is `engine.prepare`'s job. A script that calls none costs no
     file access."""
+    # `dwfc` loads this module at start-up (`dwfc saved`, `run --saved`); the engine only for runs.
+    from dwf.runtime.engine.called import CalledSource, called_lines  # deferred: start-up
+
     sources: dict[str, CalledSource] = {}
     for name in called_lines(program):
         try:

@@ -9,10 +9,19 @@ from the runtime.
 - `errors.py`: the runtime's error tree (`DwfError`, `ScriptError`, `FatalError`) and `TraceFrame`.
 """
 
-from dwf.runtime.values.errors import DwfError, FatalError, ScriptError, TraceFrame
-from dwf.runtime.values.objects import ActorHandle, LazyAwaitable, ScriptFunction, type_name
-from dwf.runtime.values.records import Record
-from dwf.runtime.values.sets import FrozenSet, OrderedSet
+import importlib
 
-__all__ = ["ActorHandle", "DwfError", "FatalError", "FrozenSet", "LazyAwaitable", "OrderedSet", "Record",
-           "ScriptError", "ScriptFunction", "TraceFrame", "type_name"]
+# Where each public name lives. They load on first use (PEP 562): `dwfc` imports
+# `values.plain_json` at start-up, which must not pull in `objects` (and anyio with it).
+_HOMES = {"DwfError": "errors", "FatalError": "errors", "ScriptError": "errors", "TraceFrame": "errors",
+          "ActorHandle": "objects", "LazyAwaitable": "objects", "ScriptFunction": "objects", "type_name": "objects",
+          "Record": "records", "FrozenSet": "sets", "OrderedSet": "sets"}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str):
+    """The names of `__all__`, imported from their module on first use."""
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import anyio
 
-from dwf.runtime.engine.engine import Engine, StartRequest
-from dwf.runtime.journal.control import resume_problems
+from dwf.runtime.engine import Engine, StartRequest
+from dwf.runtime.engine.prepare import resume_problems
 from dwf.runtime.journal.sqlite import SqliteJournal
 from dwf.runtime.ports.protocols import NUDGE_MESSAGE, Usage
 

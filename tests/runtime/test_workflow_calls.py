@@ -5,6 +5,7 @@ any effect; a resume replays the called workflow's finished asks from the pinned
 
 from __future__ import annotations
 
+import anyio
 import pytest
 
 from dwf.runtime.engine import Engine, StartError, StartRequest

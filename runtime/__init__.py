@@ -10,3 +10,5 @@
 - `tools/`: the host-agent tool layer and its MCP front end.
 - `cli/`: `dwfc`, the command line.
 """
+
+__all__ = ["cli", "engine", "host", "interpreter", "journal", "ports", "statedir", "tools", "values"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,9 @@ import pytest
 from dwf.compiler.compile import CompileResult, compile_source
 
 ROOT = Path(__file__).resolve().parent.parent
+# The helper modules of the test folders (`runner`, `fakes`, `cli_transcripts`, ...) are imported
+# by name from every folder.
+sys.path[:0] = [str(ROOT / "tests" / "runtime"), str(ROOT / "tests" / "cli")]
 EXAMPLES_DIR = ROOT / "examples"
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.dwf.py"))
 BROKEN_EXAMPLES = sorted((EXAMPLES_DIR / "broken").glob("*.dwf.py"))

@@ -17,7 +17,9 @@
 - `grep_worker.py`: the worker process that matches `files.grep` patterns
   (`python -I -m dwf.runtime.ports.grep_worker`).
 - `artifacts.py`: `ArtifactStore`, the ArtifactPort over a state directory (uses `world`).
-- `questions.py`: `FileQuestions`, the file-based QuestionPort, and `write_answer`.
+- `questions.py`: `FileQuestions`, the file-based QuestionPort, `TerminalQuestions`, and `write_answer`.
+- `factory.py`: `open_agent_port` and `parse_agent_spec`, the one place an `--agent` spec becomes a
+  port (scripted, Anthropic or command).
 
 The package exports the interfaces and their values. The implementations are imported from their
 modules: importing them here would load `anyio`, `jsonschema` and the records into every

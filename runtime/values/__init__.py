@@ -7,6 +7,8 @@ from the runtime.
 - `views.py`: the live `dict.keys()` / `values()` / `items()` views.
 - `records.py`: the read-only records facade calls return (`RunResult`, `GrepMatch`, ...).
 - `errors.py`: the runtime's error tree (`DwfError`, `ScriptError`, `FatalError`) and `TraceFrame`.
+- `plain_json.py`: `to_plain` and `dumps`, what a run hands out (events, results, tool results)
+  as plain JSON data.
 """
 
 import importlib

@@ -1,7 +1,6 @@
 """`dwfc check`, `rules` and `explain` as a user runs them: real processes, exit codes, and
 snapshotted transcripts (argv, exit code, stdout, stderr) with paths relative to a temp dir."""
 
-import ast
 import json
 import shutil
 import subprocess
@@ -152,21 +151,3 @@ def test_main_job_checks_every_example_clean(tmp_path):
 def test_directory_without_scripts_is_a_usage_error(tmp_path):
     code, _, err = run(["check", "."], tmp_path)
     assert code == 2 and "no *.dwf.py files" in err
-
-
-def test_start_up_deferred_imports_stay_out_of_dwfc_version():
-    """Every `# deferred: start-up` import of the CLI is kept off `dwfc --version` (and so off the
-    parser every command builds): if one is loaded there anyway, its deferral buys nothing."""
-    deferred = set()
-    for path in (Path(__file__).parent.parent / "runtime" / "cli").glob("*.py"):
-        lines = path.read_text(encoding="utf-8").splitlines()
-        for node in ast.walk(ast.parse("\n".join(lines))):
-            if isinstance(node, (ast.Import, ast.ImportFrom)) and node.col_offset > 0 \
-                    and lines[node.lineno - 1].rstrip().endswith("# deferred: start-up"):
-                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
-                deferred.update(names)
-    assert {"anyio", "dwf.runtime.engine.arguments", "dwf.compiler.plan.graphs"} <= deferred
-    program = ("import sys\nfrom dwf.runtime.cli.main import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n"
-               f"    pass\nprint(sorted(n for n in {sorted(deferred)!r} if n in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
-    assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr

@@ -27,8 +27,8 @@ from dwf.runtime.ports.artifacts import ArtifactStore
 from dwf.runtime.ports.factory import open_agent_port
 from dwf.runtime.ports.protocols import AgentPort, QuestionPort
 from dwf.runtime.ports.questions import FileQuestions
-from dwf.runtime.statedir import StateDir
 from dwf.runtime.ports.world import LocalWorld
+from dwf.runtime.statedir import StateDir
 
 QuestionsFor = Callable[[str], QuestionPort]  # run id -> the question port of that run
 

@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 
 from dwf.runtime.cli.exit_codes import EXIT_OK, UsageError
-from dwf.runtime.cli.options import WORKSPACE
+from dwf.runtime.cli.options import CEILINGS, WORKSPACE, ceilings_of
 
 
 def add_parsers(commands) -> None:
     """Add `mcp` to the subparsers object of the `dwfc` parser."""
     mcp = commands.add_parser(
-        "mcp", help="serve the workflow tools to a host agent over MCP stdio", parents=[WORKSPACE],
+        "mcp", help="serve the workflow tools to a host agent over MCP stdio", parents=[CEILINGS, WORKSPACE],
         description="Serve the DWF tool layer (CreateWorkflow, GetWorkflowRun, ...) over MCP on stdin/stdout. Runs "
                     "start in the background in the workspace; a live run stops as stopped(interrupted) when the "
                     "client disconnects (ResumeWorkflowRun or `dwfc resume` continues it).")
@@ -50,7 +50,7 @@ def cmd_mcp(args) -> int:
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
     try:
         anyio.run(lambda: serve_stdio(workspace, agent=args.agent, model=args.model, actor_tools=args.actor_tools,
-                                      approve=args.approve))
+                                      approve=args.approve, ceilings=ceilings_of(args)))
     except ToolLayerError as error:
         raise UsageError(str(error)) from None
     return EXIT_OK

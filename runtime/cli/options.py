@@ -1,6 +1,6 @@
 """This module defines the options several `dwfc` subcommands share, each group declared once as
-an argparse parent parser (`parents=[...]`): `WORKSPACE`, `RUN_ARGS`, `APPROVE` and
-`RERUN_AGENT`.
+an argparse parent parser (`parents=[...]`): `WORKSPACE`, `RUN_ARGS`, `APPROVE`, `RERUN_AGENT`
+and `CEILINGS` (read by `ceilings_of`); and the converter of whole-number options, `positive_int`.
 
 argparse puts a parent's options before the child's own, so a command whose shared options come
 after its own (in `--help` and the usage line) declares its own in a parser of their own and
@@ -15,6 +15,26 @@ import argparse
 def own_options() -> argparse.ArgumentParser:
     """A parser that only holds options (no `-h`), to pass as one of `parents=`."""
     return argparse.ArgumentParser(add_help=False)
+
+
+def positive_int(text: str) -> int:
+    """The argparse type of an option that takes a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def ceilings_of(args):
+    """The host's ceilings (`engine.Ceilings`) the `CEILINGS` options give; defaults for those not given."""
+    from dwf.runtime.engine import Ceilings  # deferred: start-up
+
+    defaults = Ceilings()
+    return Ceilings(max_agents=args.max_agents or defaults.max_agents,
+                    max_concurrency=args.max_concurrency_ceiling or defaults.max_concurrency)
 
 
 WORKSPACE = own_options()
@@ -35,3 +55,11 @@ RERUN_AGENT.add_argument("--actor-tools", choices=("read", "write", "exec"), def
 RERUN_AGENT.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
                          help="as for `dwfc run`: text lines on stderr, stream-json NDJSON events, or json "
                               "(the result)")
+
+CEILINGS = own_options()  # `dwfc run`, `mcp`, `resume` and `amend`: what the operator lets any run have
+CEILINGS.add_argument("--max-agents", type=positive_int, metavar="N",
+                      help="the most actors a run may start (default 1,000); a script's meta may ask for fewer, "
+                           "never more")
+CEILINGS.add_argument("--max-concurrency-ceiling", type=positive_int, metavar="N",
+                      help="the most asks a run may have in flight (default 16); a script's meta, --max-concurrency "
+                           "or a tool call may ask for fewer, never more")

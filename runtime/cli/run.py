@@ -11,6 +11,7 @@ from pathlib import Path
 
 from dwf.compiler import render
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
+from dwf.runtime.cli.options import ceilings_of
 from dwf.runtime.cli.progress import dumps, make_progress
 from dwf.runtime.cli.usage import collect_run_args, confirm, isatty, report_usage_problems
 from dwf.runtime.host.saved import SavedWorkflowError, locate_saved
@@ -30,7 +31,7 @@ def cmd_run(args) -> int:
         raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
     session = WorkspaceSession(workspace, agent=args.agent, model=getattr(args, "model", None),
-                               actor_tools=getattr(args, "actor_tools", None))
+                               actor_tools=getattr(args, "actor_tools", None), ceilings=ceilings_of(args))
     problems: list[str] = []
     run_args = collect_run_args(args.args, problems)
     prepared = session.prepare(data, str(path), run_args)  # the script and the saved workflows it calls
@@ -61,7 +62,7 @@ def cmd_run(args) -> int:
 
     if args.progress == "text" or not args.yes:
         sys.stderr.write(plan_summary(prepared, workspace, agent=args.agent, max_concurrency=args.max_concurrency,
-                                      budget=args.budget))
+                                      budget=args.budget, ceilings=session.ceilings))
     if not args.yes and not confirm("Run this workflow?", "pass --yes to approve the plan above without a prompt"):
         return EXIT_USAGE
 

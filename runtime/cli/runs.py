@@ -20,7 +20,7 @@ from pathlib import Path
 
 from dwf.compiler import render
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
-from dwf.runtime.cli.options import APPROVE, RERUN_AGENT, WORKSPACE, own_options
+from dwf.runtime.cli.options import APPROVE, CEILINGS, RERUN_AGENT, WORKSPACE, ceilings_of, own_options
 from dwf.runtime.cli.progress import make_progress
 from dwf.runtime.cli.usage import confirm, report_usage_problems, workspace_root
 from dwf.runtime.cli.run import question_port, settle
@@ -59,7 +59,7 @@ def add_parsers(commands) -> None:
     events.set_defaults(handler=cmd_events)
 
     resume = commands.add_parser(
-        "resume", help="continue a stopped run", parents=[RERUN_AGENT, WORKSPACE],
+        "resume", help="continue a stopped run", parents=[RERUN_AGENT, CEILINGS, WORKSPACE],
         description="Continue a stopped run under the same id: finished asks, reads and commands replay from the "
                     "journal (zero tokens), unfinished ones run again, reports are not repeated. The script, args "
                     "and caps of the original run are kept; no approval is asked (the plan was approved when the "
@@ -69,7 +69,7 @@ def add_parsers(commands) -> None:
 
     amend = commands.add_parser(
         "amend", help="start an edited script as the successor of a run, importing its finished work",
-        parents=[RERUN_AGENT, APPROVE, WORKSPACE],
+        parents=[RERUN_AGENT, APPROVE, CEILINGS, WORKSPACE],
         description="Amend RUN with the script FILE (RUNTIME §5.2): a live RUN is stopped as stopped(superseded); "
                     "a new run starts whose named actors import the predecessor's finished asks in order (zero "
                     "tokens) until the first changed ask, and whose reads import by content, until the first side "
@@ -275,7 +275,7 @@ def cmd_resume(args) -> int:
         row = _resolve(journal, args.run)
     root = workspace_root(args)
     session = WorkspaceSession(root, agent=args.agent, model=getattr(args, "model", None),
-                               actor_tools=getattr(args, "actor_tools", None))
+                               actor_tools=getattr(args, "actor_tools", None), ceilings=ceilings_of(args))
     prepared = session.prepare_resume(row)  # the script and saved workflows pinned when it started
     if prepared.compiled is None:  # not resumable
         raise UsageError("; ".join(prepared.problems))
@@ -322,7 +322,7 @@ def cmd_amend(args) -> int:
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
     session = WorkspaceSession(root, agent=args.agent, model=getattr(args, "model", None),
-                               actor_tools=getattr(args, "actor_tools", None))
+                               actor_tools=getattr(args, "actor_tools", None), ceilings=ceilings_of(args))
     prepared = session.prepare(data, str(path), dict(row.args or {}))  # the run's args are kept
     if prepared.program is None:
         sys.stderr.write(render.render_full(prepared.compiled))

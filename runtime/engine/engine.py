@@ -22,12 +22,12 @@ from typing import Any, Awaitable, Callable
 
 import anyio
 
+from dwf.runtime.engine.caps import Caps, resolve_caps
 from dwf.runtime.engine.commits import GroupCommitter
 from dwf.runtime.engine.events import EventBus
 from dwf.runtime.engine.import_cache import ImportedCache
 from dwf.runtime.engine.prepare import PreparedRun, prepare, prepare_resume
-from dwf.runtime.engine.request import (RunOutcome, StartError, StartRequest, control_dir_of,
-                                        default_max_concurrency)
+from dwf.runtime.engine.request import RunOutcome, StartError, StartRequest, control_dir_of
 from dwf.runtime.engine.run_host import RunHost, RunPorts
 from dwf.runtime.journal import control
 from dwf.runtime.journal.memory import MemoryJournal
@@ -96,25 +96,16 @@ def _prepare(request: StartRequest) -> PreparedRun:
     return prepare_resume(stored, request.path)
 
 
-def _caps(request: StartRequest, prepared: PreparedRun) -> tuple[int, int, int | None]:
-    """(max_concurrency, max_agents, budget): the request's, else those a resumed run stored,
-    else meta's, else the defaults; StartError when one is out of range."""
-    stored = (prepared.stored.caps or {}) if prepared.stored is not None else {}
-    meta = prepared.program.meta
-    max_concurrency = (request.max_concurrency or stored.get("max_concurrency") or meta.get("max_concurrency")
-                       or default_max_concurrency())
-    max_agents = request.max_agents or stored.get("max_agents") or meta.get("max_agents") or request.limits.agents
-    budget = request.budget if request.budget is not None else stored.get("budget")
-    problems = []
-    if not isinstance(max_concurrency, int) or max_concurrency < 1:
-        problems.append(f"max_concurrency must be an integer of at least 1, got {max_concurrency!r}")
-    if not isinstance(max_agents, int) or max_agents < 1:
-        problems.append(f"max_agents must be an integer of at least 1, got {max_agents!r}")
-    if budget is not None and (not isinstance(budget, int) or budget < 0):
-        problems.append(f"the budget must be a non-negative number of tokens, got {budget!r}")
+def _caps(request: StartRequest, prepared: PreparedRun) -> Caps:
+    """The caps the run executes under (`engine/caps.py`); StartError when one is out of range."""
+    caps, problems = resolve_caps(max_concurrency=request.max_concurrency, max_agents=request.max_agents,
+                                  budget=request.budget,
+                                  stored=prepared.stored.caps if prepared.stored is not None else None,
+                                  meta=prepared.program.meta, ceilings=request.ceilings,
+                                  default_agents=request.limits.agents)
     if problems:
         raise StartError(problems)
-    return max_concurrency, max_agents, budget
+    return caps
 
 
 class Run:
@@ -122,7 +113,7 @@ class Run:
 
     def __init__(self, request: StartRequest, prepared: PreparedRun, control_dir: Path | None, *,
                  spawn: Callable[..., Any]):
-        max_concurrency, max_agents, budget = _caps(request, prepared)
+        resolved = _caps(request, prepared)
         stored = prepared.stored
         self.request = request
         self.prepared = prepared
@@ -150,9 +141,10 @@ class Run:
         replay: dict = {}  # filled by the claim of a resume
         ports = RunPorts(request.agent_port, request.world, request.artifacts, request.questions)
         self.host = RunHost(self.id, prepared, ports, journal=self.journal, events=self.events,
-                            committer=self.committer, limits=request.limits, max_concurrency=max_concurrency,
-                            max_agents=max_agents, budget=budget, usage=usage, replay=replay, cache=cache)
-        caps = {"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": budget}
+                            committer=self.committer, limits=request.limits,
+                            max_concurrency=resolved.max_concurrency, max_agents=resolved.max_agents,
+                            budget=resolved.budget, usage=usage, replay=replay, cache=cache)
+        caps = resolved.to_json()
         try:
             if control_dir is None:
                 replay.update(self._claim(stored, caps))
@@ -214,9 +206,10 @@ class Run:
             self._force_settle()
 
     def set_max_concurrency(self, value: int) -> bool:
-        """Change the concurrency cap of the live run; False when nothing changed."""
+        """Change the concurrency cap of the live run (at most the host's ceiling); False when
+        nothing changed."""
         host = self.host
-        value = max(1, int(value))
+        value = min(max(1, int(value)), self.request.ceilings.max_concurrency)
         previous = int(host.limiter.total_tokens)
         if self.settled.is_set() or value == previous:
             return False

@@ -1,14 +1,14 @@
 """This module defines what a caller hands the engine and gets back (RUNTIME §1): the
 `StartRequest`, the `StartError` that refuses one before any effect, and the `RunOutcome` a
-settled run delivers; plus the defaults those use."""
+settled run delivers; plus the defaults those use (the caps' are `engine/caps.py`'s)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dwf.runtime.engine.caps import Ceilings
 from dwf.runtime.engine.events import Listener
 from dwf.runtime.engine.import_cache import ImportedCache
 from dwf.runtime.engine.prepare import PreparedRun
@@ -18,11 +18,6 @@ from dwf.runtime.ports.protocols import AgentPort, ArtifactPort, QuestionPort, W
 from dwf.runtime.statedir import StateDir
 
 DEFAULT_GRACE_PERIOD_S = 5.0
-
-
-def default_max_concurrency() -> int:
-    """The concurrency cap of a run that sets none: the cores less two, between 1 and 16."""
-    return max(1, min(16, (os.cpu_count() or 1) - 2))
 
 
 class StartError(Exception):
@@ -57,6 +52,7 @@ class StartRequest:
     max_concurrency: int | None = None  # None: the stored caps (a resume), meta's, or the default
     max_agents: int | None = None
     budget: int | None = None
+    ceilings: Ceilings = field(default_factory=Ceilings)  # the host's: every cap is clamped to them
     limits: Limits = field(default_factory=Limits)
     listeners: list[Listener] = field(default_factory=list)
     approved_commands: frozenset[str] | None = None  # None: the script's own command set is approved

@@ -3,7 +3,7 @@ engine. It imports the engine, the journal and the ports; never the tool layer o
 
 - `session.py`: `WorkspaceSession`, the one assembly of a run over a workspace (journal,
   world, artifacts, question port, prepare/start/resume/amend through one `Engine`).
-- `approval.py`: the approval screens (`plan_summary`, `amend_summary`, `render_plan_text`, ...).
+- `approval.py`: the approval screens (`plan_summary`, `caps_lines`, `amend_summary`, `render_plan_text`, ...).
 - `amend.py`: `amend`, a new run of an edited script that imports its predecessor's work.
 - `run_views.py`: the read models of runs (`resolve_run`, `run_summary`, `snapshot`, ...).
 - `saved.py`: saved workflows (`.dwf/workflows/`, `$DWF_HOME/workflows/`) and `resolve_called`.
@@ -20,6 +20,7 @@ _HOMES = {
     "WorkspaceSession": "session", "new_run_id": "session",
     "plan_summary": "approval", "amend_summary": "approval", "render_plan_text": "approval",
     "plan_with_called": "approval", "called_section": "approval", "called_entries": "approval",
+    "caps_lines": "approval",
     "amend": "amend", "supersede": "amend",
     "RunLookupError": "run_views", "resolve_run": "run_views", "run_summary": "run_views", "snapshot": "run_views",
     "status_text": "run_views", "format_duration": "run_views",

@@ -1,8 +1,9 @@
 """This module defines the approval screens (TOOLS §2) a person reads before a run starts, for
 the command line and the tool layer alike: the plan of `dwfc plan` with the section on the saved
 workflows the script calls (`plan_with_called`, `render_plan_text`), what `dwfc run` and
-CreateWorkflow show before a run (`plan_summary`), and what `dwfc amend` and AmendWorkflow show
-before an amend (`amend_summary`). Each takes a `PreparedRun` and explicit values for the agent
+CreateWorkflow show before a run (`plan_summary`; `caps_lines`: the caps given, and those the
+host's ceilings lower), and what `dwfc amend` and AmendWorkflow show before an amend
+(`amend_summary`). Each takes a `PreparedRun` and explicit values for the agent
 and the caps: the command set shown is the one the run will be held to.
 """
 
@@ -15,7 +16,7 @@ from typing import Mapping
 from dwf.compiler import ir
 from dwf.compiler.plan.text import render_text
 
-from dwf.runtime.engine import CalledSource, PreparedRun, run_commands
+from dwf.runtime.engine import CalledSource, Ceilings, PreparedRun, resolve_caps, run_commands
 from dwf.runtime.journal.store import RunRow
 from dwf.runtime.host.run_views import status_text
 
@@ -78,20 +79,38 @@ def prepared_plan(prepared: PreparedRun) -> dict:
 
 
 def plan_summary(prepared: PreparedRun, workspace: Path, *, agent: str | None, max_concurrency: int | None = None,
-                 budget: int | None = None) -> str:
+                 budget: int | None = None, ceilings: Ceilings | None = None) -> str:
     """The approval screen printed before a run: the plan of `dwfc plan` (with the saved
-    workflows it calls, if any), then where and how this run will execute."""
+    workflows it calls, if any), then where and how this run will execute: the caps given, and
+    any the host's `ceilings` lower (with the value asked for)."""
     lines = [render_plan_text(prepared_plan(prepared)).rstrip("\n"), "", "This run"]
     lines.append(f"  Workspace: {Path(workspace).resolve()}")
     lines.append(f"  Agent: {agent}")
-    caps = []
-    if max_concurrency:
-        caps.append(f"max concurrency {max_concurrency}")
-    if budget is not None:
-        caps.append(f"budget {budget:,} output tokens")
+    caps = caps_lines(prepared, max_concurrency=max_concurrency, budget=budget, ceilings=ceilings or Ceilings())
     if caps:
         lines.append("  Caps: " + ", ".join(caps))
     return "\n".join(lines) + "\n\n"
+
+
+def caps_lines(prepared: PreparedRun, *, max_concurrency: int | None, budget: int | None,
+               ceilings: Ceilings) -> list[str]:
+    """The caps the approval screen names: those the caller gave, and each one the host's
+    ceiling lowers, with the value asked for ("max agents 1,000 (asked for 1,500; this host's
+    ceiling is 1,000)")."""
+    stored = prepared.stored.caps if prepared.stored is not None else None
+    caps, _problems = resolve_caps(max_concurrency=max_concurrency, max_agents=None, budget=budget, stored=stored,
+                                   meta=prepared.program.meta, ceilings=ceilings)
+    clamped = caps.clamped if caps is not None else {}  # with problems, the engine refuses the run
+    out = []
+    for name, label, given in (("max_concurrency", "max concurrency", max_concurrency), ("max_agents", "max agents", None)):
+        if name in clamped:
+            out.append(f"{label} {getattr(caps, name):,} (asked for {clamped[name]:,}; "
+                       f"this host's ceiling is {getattr(ceilings, name):,})")
+        elif given:
+            out.append(f"{label} {given}")
+    if budget is not None:
+        out.append(f"budget {budget:,} output tokens")
+    return out
 
 
 def amend_summary(row: RunRow, prepared: PreparedRun, workspace: Path, *, agent: str | None) -> str:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from dwf.runtime.engine import Engine, PreparedRun, Run, StartRequest, prepare, prepare_resume
+from dwf.runtime.engine import Ceilings, Engine, PreparedRun, Run, StartRequest, prepare, prepare_resume
 from dwf.runtime.engine.events import Listener
 from dwf.runtime.host.amend import amend
 from dwf.runtime.host.saved import resolve_called
@@ -39,14 +39,16 @@ def new_run_id() -> str:
 
 
 class WorkspaceSession:
-    """WorkspaceSession: runs over one workspace with one agent spec (module docstring).
-    `open()` (or `with session.opened()`) opens the journal; `close()` closes it."""
+    """WorkspaceSession: runs over one workspace with one agent spec (module docstring), each
+    held to the host's `ceilings`. `open()` (or `with session.opened()`) opens the journal;
+    `close()` closes it."""
 
     def __init__(self, workspace: str | Path, *, agent: str | None = None, model: str | None = None,
-                 actor_tools: str | None = None):
+                 actor_tools: str | None = None, ceilings: Ceilings | None = None):
         self.workspace = Path(workspace)
         self.root = self.workspace.resolve()
         self.agent, self.model, self.actor_tools = agent, model, actor_tools
+        self.ceilings = ceilings or Ceilings()
         self.state = StateDir(self.root)
         self.control = self.state.runs
         self.journal: SqliteJournal | None = None
@@ -116,7 +118,7 @@ class WorkspaceSession:
         """The start request of a prepared run: the world may run exactly its approved commands."""
         return StartRequest(agent_port=port, prepared=prepared, journal=self.journal, run_id=run_id,
                             control_dir=self.control, listeners=list(listeners or []), max_concurrency=max_concurrency,
-                            budget=budget, **self._ports(prepared, run_id, questions))
+                            budget=budget, ceilings=self.ceilings, **self._ports(prepared, run_id, questions))
 
     def start(self, engine: Engine, prepared: PreparedRun, port: AgentPort, *, run_id: str | None = None,
               **options) -> Run:
@@ -130,7 +132,8 @@ class WorkspaceSession:
         """Amend run `row` with a prepared script (see `host/amend.py`). Raises `StartError`."""
         new_id = new_run_id()
         return await amend(engine, row.id, prepared, journal=self.journal, agent_port=port, control_dir=self.control,
-                           listeners=list(listeners or []), new_id=new_id, **self._ports(prepared, new_id, questions))
+                           listeners=list(listeners or []), new_id=new_id, ceilings=self.ceilings,
+                           **self._ports(prepared, new_id, questions))
 
     def _ports(self, prepared: PreparedRun, run_id: str, questions: QuestionsFor | None) -> dict:
         """The world, artifact store and question port of one run."""

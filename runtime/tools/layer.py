@@ -8,7 +8,8 @@ shows a model for a result.
 
 Runs are background runs of one `Engine` owned by the layer, over the workspace's journal
 (`.dwf/state.db`) and the same control files as `dwfc run`, so `dwfc runs`/`show`/`cancel` in
-another process see and steer them; leaving the `async with` stops live runs as
+another process see and steer them; every run is held to the host's `ceilings` (an operator's
+`dwfc mcp --max-agents/--max-concurrency-ceiling`); leaving the `async with` stops live runs as
 `stopped(interrupted)` (resumable). Each run gets its own agent port (a port's state, such as a
 scripted fixture's sequences, belongs to one run) and the file-based QuestionPort, so an
 escalation is answered by ResolveWorkflowQuestion here or by `dwfc answer` elsewhere.
@@ -40,7 +41,7 @@ from typing import Any
 
 from dwf.compiler.plan.text import render_text
 
-from dwf.runtime.engine import Engine, PreparedRun, StartError, prepare
+from dwf.runtime.engine import Ceilings, Engine, PreparedRun, StartError, prepare
 from dwf.runtime.host.approval import called_entries, plan_summary, prepared_plan
 from dwf.runtime.host.drafts import DraftError, write_draft
 from dwf.runtime.host.run_views import RunLookupError, resolve_run, run_summary, snapshot, status_text
@@ -94,13 +95,15 @@ class ToolLayer:
     """The ten tools over one workspace, with an engine for background runs (module docstring)."""
 
     def __init__(self, workspace: str | Path, *, agent: str | None = None, model: str | None = None,
-                 actor_tools: str | None = None, approver: Approver | None = None):
+                 actor_tools: str | None = None, approver: Approver | None = None,
+                 ceilings: Ceilings | None = None):
         self.workspace = Path(workspace)
         self.agent = agent
         self.model = model
         self.actor_tools = actor_tools
         self.approver = approver
-        self.session = WorkspaceSession(workspace, agent=agent, model=model, actor_tools=actor_tools)
+        self.session = WorkspaceSession(workspace, agent=agent, model=model, actor_tools=actor_tools,
+                                        ceilings=ceilings)
         self.root: Path | None = None
         self.journal = None
         self.own_runs: set[str] = set()  # runs this layer started (CreateWorkflow, AmendWorkflow)
@@ -379,7 +382,8 @@ class ToolLayer:
         when it `runs`, where and how (as `dwfc run` prints it)."""
         if runs:
             text = plan_summary(prepared, self.root, agent=self.agent or "(none)",
-                                max_concurrency=caps.get("max_concurrency"), budget=caps.get("budget")).rstrip("\n")
+                                max_concurrency=caps.get("max_concurrency"), budget=caps.get("budget"),
+                                ceilings=self.session.ceilings).rstrip("\n")
         else:
             text = render_text(prepared_plan(prepared)).rstrip("\n")
         if preface:

@@ -53,6 +53,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from dwf.compiler.version import COMPILER_VERSION
 from dwf.grammar import language_guide
 
+from dwf.runtime.engine import Ceilings
 from dwf.runtime.tools.definitions import ApprovalPending, ApprovalRequest, ApprovalUnavailable, Approver, approve_all
 from dwf.runtime.tools.layer import ToolLayer, result_text
 from dwf.runtime.values.plain_json import dumps
@@ -269,11 +270,11 @@ class _StdinLines:
 
 
 async def serve_stdio(workspace: str | Path, *, agent: str | None = None, model: str | None = None,
-                      actor_tools: str | None = None, approve: str = "elicit") -> None:
+                      actor_tools: str | None = None, approve: str = "elicit", ceilings: Ceilings | None = None) -> None:
     """Serve until the client closes stdin or SIGINT/SIGTERM; live runs then stop as
     `stopped(interrupted)` (resumable). Raises `ToolLayerError` before serving when the
     workspace or the agent port is unusable."""
-    async with ToolLayer(workspace, agent=agent, model=model, actor_tools=actor_tools) as tools:
+    async with ToolLayer(workspace, agent=agent, model=model, actor_tools=actor_tools, ceilings=ceilings) as tools:
         server = McpToolServer(tools, approve)
         with anyio.CancelScope() as scope, anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async with anyio.create_task_group() as group:

@@ -72,9 +72,11 @@ MAX_PENDING_APPROVALS = 64
 GUIDE_URI = "dwf://guide/language"
 INSTRUCTIONS = (
     "DWF runs workflow scripts that orchestrate sub-agents in this workspace, in the background, journaled and "
-    "resumable. Check ListSavedWorkflows before writing a script, and read the language guide (resource "
-    f"{GUIDE_URI}) before writing one; CreateWorkflow compiles it and asks the user to approve its plan; follow "
-    "runs with GetWorkflowRun and answer escalated questions with ResolveWorkflowQuestion.")
+    "resumable. Use a workflow only when the user asks for one or the work is clearly worth orchestrating; "
+    "otherwise do it directly. Check ListSavedWorkflows (each is also a prompt) before writing a script, and "
+    f"read the language guide (resource {GUIDE_URI}) before writing one; CreateWorkflow compiles it and asks "
+    "the user to approve its plan; follow runs with GetWorkflowRun and answer escalated questions with "
+    "ResolveWorkflowQuestion.")
 GUIDE_RESOURCE = types.Resource(
     uri=GUIDE_URI, name="language-guide", title="DWF language guide", mime_type="text/markdown",
     description="The DWF workflow language on one page: what is Python as usual, what differs, the facades, typed "

@@ -106,8 +106,10 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
     ToolDefinition(
         "CreateWorkflow",
         "Compile a DWF workflow script and, once a person approves its plan, start it as a background run "
-        "that orchestrates sub-agents. Use it for multi-step work worth delegating: fan-outs over many files, "
-        "review-then-fix loops, anything that should be journaled and resumable. Give exactly one of `script` "
+        "that orchestrates sub-agents. Use a workflow only when the user asks for one or the work is clearly worth "
+        "orchestrating (many independent sub-tasks, parallel research, long multi-step jobs); otherwise do the "
+        "work directly. Check ListSavedWorkflows first: a saved workflow that fits runs with `saved`. Give "
+        "exactly one of `script` "
         "(inline text; it is saved as a draft under .dwf/drafts/), `path` (a script file, e.g. a fixed draft) "
         "or `saved` (a saved workflow's name, see ListSavedWorkflows), plus `args` when the script declares "
         "them. If the script does not compile nothing runs: the result lists `path:L{line}:C{col} message` "
@@ -131,15 +133,16 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "redo early work. Give `run` and exactly one of `script` or `path`; the predecessor's args are kept "
         "unless you pass `args`. Compile errors are returned like CreateWorkflow's and nothing changes. A "
         "person approves the new plan, except for runs you started in this session that a user did not stop, "
-        "when the new script runs no command the old one was not approved for. Returns {run_id (the new run), "
-        "amended_from, status: \"backgrounded\"}.",
+        "when the new script runs no command the old one was not approved for. Use it to fix or change a run "
+        "rather than starting over; do not amend a run the user stopped unless they ask. Returns {run_id (the "
+        "new run), amended_from, status: \"backgrounded\"}.",
         _object({"run": _RUN, "script": _SCRIPT, "path": _PATH, "args": _ARGS}, ("run",)),
         "conditional"),
     ToolDefinition(
         "EvalWorkflowSnippet",
         "Run a small DWF snippet synchronously and return its value: workspace reads (files.*, git.*), "
         "`world.run` commands and pure logic only (no agents, nothing persisted). Use it to explore the "
-        "workspace or test an expression before writing a workflow. A person approves it only when it may run "
+        "workspace or test an expression before writing a workflow, not to do the work itself. A person approves it only when it may run "
         "commands. Snippets use the workflow language (guide: resource dwf://guide/language or `dwfc guide`). "
         "Returns {ok, value or error, logs, ...}.",
         _object({"snippet": {"type": "string", "minLength": 1,
@@ -152,8 +155,9 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "SaveWorkflow",
         "Save a workflow script for reuse: scope `project` (.dwf/workflows/<name>.dwf.py in this workspace) or "
         "`global` ($DWF_HOME/workflows/). The script's meta (name, description, when_to_use, args) is its "
-        "catalogue entry, and CreateWorkflow(saved=name) runs it. Give exactly one of `script` or `path`. A "
-        "person always approves a save. Returns the saved workflow's entry.",
+        "catalogue entry, and CreateWorkflow(saved=name) runs it. Never save unasked: when a workflow looks worth "
+        "reusing, suggest saving it in one sentence and wait for the user to say so. Give exactly one of "
+        "`script` or `path`. A person always approves a save. Returns the saved workflow's entry.",
         _object({"script": _SCRIPT, "path": _PATH,
                  "scope": {"type": "string", "enum": ["project", "global"], "default": "project"},
                  "name": {"type": "string", "pattern": SAVED_NAME_PATTERN,
@@ -171,7 +175,8 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
     ToolDefinition(
         "ListWorkflowRuns",
         "List the runs of this workspace, newest first: id, name, status (running, completed, errored, "
-        "stopped with a reason), start time, duration, asks and output tokens, and whether you started it.",
+        "stopped with a reason), start time, duration, asks and output tokens, and whether you started it. Use "
+        "it to find a run the user mentions or one started before this conversation.",
         _object({"limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 20},
                  "status": {"type": "string", "enum": ["running", "completed", "errored", "stopped"],
                             "description": "Only runs in this state."}}),
@@ -180,8 +185,9 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "GetWorkflowRun",
         "Get a snapshot of one run: status, phases with progress, actors, usage, the last `log` lines, "
         "pending questions (answer them with ResolveWorkflowQuestion), reports, artifacts, and the result or "
-        "error. Poll it to follow a backgrounded run; a `stopped` run with `resumable: true` can be continued "
-        "with ResumeWorkflowRun.",
+        "error. Poll it to follow a backgrounded run (not in a tight loop: do other work or wait between "
+        "calls); a `stopped` run with `resumable: true` can be continued with ResumeWorkflowRun, but do not "
+        "resume a run the user stopped (`stopped(user)`, stop_reason \"user\") unless they ask.",
         _object({"run": _RUN,
                  "log_lines": {"type": "integer", "minimum": 0, "maximum": 500, "default": 20,
                                "description": "How many of the latest log lines to include."}},
@@ -191,7 +197,8 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "ResumeWorkflowRun",
         "Continue a stopped run under the same id (not an errored or superseded one): finished asks, reads "
         "and commands replay from the journal at zero cost and the rest runs again, with the script, args and "
-        "caps it was approved with. Returns {run_id, status: \"backgrounded\"}.",
+        "caps it was approved with. Do not resume a run the user stopped unless they ask. Returns {run_id, "
+        "status: \"backgrounded\"}.",
         _object({"run": _RUN}, ("run",)),
         "never"),
     ToolDefinition(
@@ -207,7 +214,8 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
     ToolDefinition(
         "ListModels",
         "List the model ids a script's `agent(..., model=...)` or a run may use, the default model of this "
-        "host's agent port, and the short aliases agent definitions may use.",
+        "host's agent port, and the short aliases agent definitions may use. Check it before naming a model in "
+        "a script.",
         _object({}),
         "never", read_only=True),
 )

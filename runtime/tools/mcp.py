@@ -6,8 +6,9 @@ the result says `ok: false`.
 
 The language guide (`docs/language.md`) is served twice, for hosts that surface one or the
 other: as the resource `dwf://guide/language` (text/markdown), and as the prompt
-`write-workflow`, whose one user message holds the guide, how to submit the script, and the
-optional `task` argument.
+`write-workflow`, whose one user message holds the guide, how to check and submit the script,
+and the optional `task` argument. Every saved workflow is a prompt too (`tools/prompts.py`),
+listed afresh on each `prompts/list`.
 
 Approval. `--approve auto` approves every call (for hosts that gate each tool call themselves).
 `--approve elicit` (the default) asks the person through MCP elicitation: the plan text is the
@@ -56,6 +57,7 @@ from dwf.grammar import language_guide
 from dwf.runtime.engine import Ceilings
 from dwf.runtime.tools.definitions import ApprovalPending, ApprovalRequest, ApprovalUnavailable, Approver, approve_all
 from dwf.runtime.tools.layer import ToolLayer, result_text
+from dwf.runtime.tools.prompts import WRITE_PROMPT, PromptError, get_prompt, list_prompts
 from dwf.runtime.values.plain_json import dumps
 
 log = logging.getLogger("dwf.mcp")
@@ -69,22 +71,17 @@ APPROVAL_FORM = {"type": "object", "required": ["approve"],
                                             "description": "Yes to go ahead as described above; no to refuse."}}}
 MAX_PENDING_APPROVALS = 64
 GUIDE_URI = "dwf://guide/language"
-WRITE_PROMPT = "write-workflow"
 INSTRUCTIONS = (
     "DWF runs workflow scripts that orchestrate sub-agents in this workspace, in the background, journaled and "
-    "resumable. Check ListSavedWorkflows before writing a script, and read the language guide (resource "
-    f"{GUIDE_URI}) before writing one; CreateWorkflow compiles it and asks the user to approve its plan; follow "
-    "runs with GetWorkflowRun and answer escalated questions with ResolveWorkflowQuestion.")
+    "resumable. Use a workflow only when the user asks for one or the work is clearly worth orchestrating; "
+    "otherwise do it directly. Check ListSavedWorkflows (each is also a prompt) before writing a script, and "
+    f"read the language guide (resource {GUIDE_URI}) before writing one; CreateWorkflow compiles it and asks "
+    "the user to approve its plan; follow runs with GetWorkflowRun and answer escalated questions with "
+    "ResolveWorkflowQuestion.")
 GUIDE_RESOURCE = types.Resource(
     uri=GUIDE_URI, name="language-guide", title="DWF language guide", mime_type="text/markdown",
     description="The DWF workflow language on one page: what is Python as usual, what differs, the facades, typed "
                 "asks, joins, errors and a complete example. Read it before writing a workflow.")
-WRITE_WORKFLOW = types.Prompt(
-    name=WRITE_PROMPT, title="Write a DWF workflow",
-    description="The DWF language guide plus instructions to write a workflow script and submit it with "
-                "CreateWorkflow.",
-    arguments=[types.PromptArgument(name="task", required=False,
-                                    description="What the workflow should do (omit it to describe the task next).")])
 
 
 class _InputNeeded(ApprovalPending):
@@ -108,7 +105,7 @@ class McpToolServer:
         self.server = Server("dwf", version=COMPILER_VERSION, title="DWF workflows", instructions=INSTRUCTIONS,
                              on_list_tools=self._list_tools, on_call_tool=self._call_tool,
                              on_list_resources=_list_resources, on_read_resource=_read_resource,
-                             on_list_prompts=_list_prompts, on_get_prompt=_get_prompt)
+                             on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt)
 
     async def run(self, read_stream, write_stream) -> None:
         await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
@@ -131,6 +128,17 @@ class McpToolServer:
                                              request_state=needed.token)
         return types.CallToolResult(content=[types.TextContent(text=result_text(result))], structured_content=result,
                                     is_error=not result.get("ok", True))
+
+    # ------------------------------------------------------------ prompts: the guide and the saved workflows
+
+    async def _list_prompts(self, ctx, params) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=list_prompts(self.tools.root))
+
+    async def _get_prompt(self, ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        try:
+            return get_prompt(self.tools.root, params.name, params.arguments)
+        except PromptError as error:
+            raise MCPError(types.INVALID_PARAMS, str(error)) from None
 
     # ------------------------------------------------------------ approval by elicitation
 
@@ -178,30 +186,6 @@ async def _read_resource(ctx, params: types.ReadResourceRequestParams) -> types.
         raise MCPError(types.INVALID_PARAMS, f"unknown resource {params.uri!r}; this server has {GUIDE_URI}")
     return types.ReadResourceResult(contents=[
         types.TextResourceContents(uri=GUIDE_URI, mime_type="text/markdown", text=language_guide())])
-
-
-async def _list_prompts(ctx, params) -> types.ListPromptsResult:
-    return types.ListPromptsResult(prompts=[WRITE_WORKFLOW])
-
-
-async def _get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-    if params.name != WRITE_PROMPT:
-        raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name!r}; this server has {WRITE_PROMPT}")
-    task = ((params.arguments or {}).get("task") or "").strip()
-    return types.GetPromptResult(description=WRITE_WORKFLOW.description, messages=[
-        types.PromptMessage(role="user", content=types.TextContent(text=write_workflow_message(task)))])
-
-
-def write_workflow_message(task: str = "") -> str:
-    """The `write-workflow` prompt's text: the guide first (long context before the request), then the
-    task, or a request to wait for one."""
-    request = (f"Write a DWF workflow for this task:\n\n{task}" if task
-               else "I will describe the task next; then write a DWF workflow for it.")
-    return (f"<dwf-language-guide>\n{language_guide()}</dwf-language-guide>\n\n"
-            "Using only the language in the guide above, write one complete `*.dwf.py` script: a `meta` block, "
-            "`phase()` markers, awaited asks with typed results where the script reads fields, and a JSON return "
-            "value. Submit it with the CreateWorkflow tool; if it does not compile, edit the draft file in place "
-            "and resubmit it with `path`.\n\n" + request)
 
 
 def _can_elicit(capabilities: types.ClientCapabilities | None) -> bool:
@@ -289,5 +273,4 @@ async def serve_stdio(workspace: str | Path, *, agent: str | None = None, model:
                 group.cancel_scope.cancel()
 
 
-__all__ = ["APPROVE_MODES", "GUIDE_URI", "McpToolServer", "NO_ELICITATION", "WRITE_PROMPT", "serve_stdio",
-           "write_workflow_message"]
+__all__ = ["APPROVE_MODES", "GUIDE_URI", "McpToolServer", "NO_ELICITATION", "WRITE_PROMPT", "serve_stdio"]

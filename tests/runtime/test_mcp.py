@@ -198,6 +198,80 @@ async def test_the_2026_protocol_serves_the_guide_too(workspace):
     assert prompt.messages[0].content.text.endswith("Draft release notes.")
 
 
+TRIAGE = '''meta = {"name": "triage", "description": "Triage a team's backlog.", "when_to_use": "Weekly.",
+        "args": {"team": {"type": "string", "description": "Team name.", "required": True},
+                 "limit": {"type": "integer", "default": 30}, "dry": {"type": "boolean"}}}
+phase("Triage")
+return await agent("first").ask(f"Triage {args['team']}, at most {args['limit']}")
+'''
+
+
+def saved_workflows(workspace: Path) -> None:
+    """Project `triage`, `write-workflow` (the guide prompt's name) and `broken`; global `pair` and a
+    global `triage` that the project one shadows."""
+    project, home = workspace / ".dwf" / "workflows", workspace.parent / "home" / "workflows"
+    for folder in (project, home):
+        folder.mkdir(parents=True)
+    (project / "triage.dwf.py").write_text(TRIAGE)
+    (project / "write-workflow.dwf.py").write_text(SCRIPT.replace('"pair"', '"write-workflow"'))
+    (project / "broken.dwf.py").write_text(BROKEN)
+    (home / "pair.dwf.py").write_text(SCRIPT)
+    (home / "triage.dwf.py").write_text(TRIAGE.replace("Triage a team's backlog.", "The global one."))
+
+
+@pytest.mark.anyio
+async def test_saved_workflows_are_prompts_whose_text_runs_them(workspace):
+    saved_workflows(workspace)
+    async with session(workspace, "--approve", "auto") as client:
+        listed = await client.list_prompts()
+        full = await client.get_prompt("triage", {"team": "api", "limit": "5", "dry": "TRUE"})
+        defaults = await client.get_prompt("triage", {"team": "api", "limit": ""})  # an empty field: not given
+        plain = await client.get_prompt("pair")
+        call = json.loads(full.messages[0].content.text.split("\n\n")[2])
+        started = await client.call_tool("CreateWorkflow", call)
+        snapshot = await completed(client, started.structured_content["run_id"])
+    prompts = {prompt.name: prompt for prompt in listed.prompts}
+    assert list(prompts) == [WRITE_PROMPT, "triage", "pair"]  # not the broken, shadowed or colliding ones
+    triage = prompts["triage"]
+    assert triage.description == "Triage a team's backlog. When to use: Weekly. (project workflow)"
+    assert [(a.name, a.required, a.description) for a in triage.arguments] == [
+        ("team", True, "Team name. (string)"), ("limit", False, "(integer, default 30)"), ("dry", False, "(boolean)")]
+    assert prompts["pair"].arguments == [] and prompts["pair"].description == "Two asks. (global workflow)"
+    [message] = full.messages
+    assert message.role == "user" and message.content.text.startswith("Run the saved DWF workflow `triage`")
+    assert call == {"saved": "triage", "args": {"team": "api", "limit": 5, "dry": True}}
+    assert '{"saved": "triage", "args": {"team": "api"}}' in defaults.messages[0].content.text
+    assert '{"saved": "pair"}' in plain.messages[0].content.text
+    assert snapshot["status"] == "completed" and snapshot["result"] == "A"
+
+
+@pytest.mark.anyio
+async def test_a_bad_prompt_argument_or_name_is_a_clear_error(workspace):
+    saved_workflows(workspace)
+    async with session(workspace) as client:
+        for name, arguments, message in [
+                ("triage", {}, "cannot run with these arguments: missing required argument `team` \\(string\\)"),
+                ("triage", {"team": "api", "limit": "many"}, "argument `limit` must be of type integer, got 'many'"),
+                ("triage", {"team": "api", "dry": "maybe"}, "argument `dry` must be of type boolean"),
+                ("triage", {"team": "api", "lmit": "3"}, "unknown argument `lmit` \\(did you mean `limit`\\?\\)"),
+                ("broken", {}, "the saved workflow `broken` does not compile"),
+                ("triag", {}, "unknown prompt 'triag': there is no saved workflow named `triag` \\(did you mean"),
+                ("../x", {}, "unknown prompt '../x'")]:
+            with pytest.raises(MCPError, match=message):
+                await client.get_prompt(name, arguments)
+
+
+@pytest.mark.anyio
+async def test_a_workflow_saved_while_the_server_runs_becomes_a_prompt(workspace):
+    async with session(workspace, "--approve", "auto") as client:
+        before = await client.list_prompts()
+        saved = await client.call_tool("SaveWorkflow", {"script": SCRIPT})
+        after = await client.list_prompts()
+    assert [prompt.name for prompt in before.prompts] == [WRITE_PROMPT]
+    assert not saved.is_error
+    assert [prompt.name for prompt in after.prompts] == [WRITE_PROMPT, "pair"]
+
+
 def test_a_signal_stops_the_server_and_interrupts_its_live_runs(workspace):
     (workspace / "slow.json").write_text(json.dumps({"rules": [{"actor": "first", "result": "A"},
                                                                {"actor": "second", "result": "B", "delay_s": 60}]}))

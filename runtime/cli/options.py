@@ -1,6 +1,7 @@
 """This module defines the options several `dwfc` subcommands share, each group declared once as
-an argparse parent parser (`parents=[...]`): `WORKSPACE`, `RUN_ARGS`, `APPROVE` and
-`RERUN_AGENT`.
+an argparse parent parser (`parents=[...]`): `WORKSPACE`, `RUN_ARGS`, `APPROVE`,
+`RERUN_AGENT` and `CHANGED_CAPS`; and the argument types of caps (`positive_int`,
+`non_negative_int`, `or_none`).
 
 argparse puts a parent's options before the child's own, so a command whose shared options come
 after its own (in `--help` and the usage line) declares its own in a parser of their own and
@@ -10,6 +11,39 @@ lists it first: `parents=[own, WORKSPACE]`. `own_options()` makes such a parser.
 from __future__ import annotations
 
 import argparse
+from typing import Callable
+
+NONE_WORDS = ("none", "null")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number of tokens (`_` and `,` may group digits), at least 0."""
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of tokens, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+def or_none(parse: Callable[[str], int]) -> Callable[[str], int | str]:
+    """An argparse type: `parse`, or the word `none` (kept as "none": the cap is cleared)."""
+    def parse_or_none(text: str) -> int | str:
+        return "none" if text.strip().lower() in NONE_WORDS else parse(text)
+    parse_or_none.__name__ = parse.__name__
+    return parse_or_none
 
 
 def own_options() -> argparse.ArgumentParser:
@@ -35,3 +69,15 @@ RERUN_AGENT.add_argument("--actor-tools", choices=("read", "write", "exec"), def
 RERUN_AGENT.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
                          help="as for `dwfc run`: text lines on stderr, stream-json NDJSON events, or json "
                               "(the result)")
+
+CHANGED_CAPS = own_options()  # `dwfc amend` (and `dwfc set`): unset keeps the run's, `none` clears one
+CHANGED_CAPS.add_argument("--max-concurrency", type=or_none(positive_int), metavar="N|none",
+                          help="asks in flight at once (default: the run's; none: the script's, else the default)")
+CHANGED_CAPS.add_argument("--budget", type=or_none(non_negative_int), metavar="TOKENS|none",
+                          help="output-token budget (default: the run's; none: no budget)")
+
+
+def changed_caps(args) -> dict:
+    """The caps `CHANGED_CAPS` gave (and `--model`), an explicit `none` as None; the others are left out."""
+    given = {name: getattr(args, name, None) for name in ("max_concurrency", "budget", "model")}
+    return {name: None if value == "none" else value for name, value in given.items() if value is not None}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from dwf.compiler import render
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
-from dwf.runtime.cli.options import APPROVE, RERUN_AGENT, WORKSPACE, own_options
+from dwf.runtime.cli.options import APPROVE, CHANGED_CAPS, RERUN_AGENT, WORKSPACE, changed_caps, own_options
 from dwf.runtime.cli.progress import make_progress
 from dwf.runtime.cli.usage import confirm, report_usage_problems, workspace_root
 from dwf.runtime.cli.run import question_port, settle
@@ -69,11 +69,12 @@ def add_parsers(commands) -> None:
 
     amend = commands.add_parser(
         "amend", help="start an edited script as the successor of a run, importing its finished work",
-        parents=[RERUN_AGENT, APPROVE, WORKSPACE],
+        parents=[RERUN_AGENT, CHANGED_CAPS, APPROVE, WORKSPACE],
         description="Amend RUN with the script FILE (RUNTIME §5.2): a live RUN is stopped as stopped(superseded); "
                     "a new run starts whose named actors import the predecessor's finished asks in order (zero "
                     "tokens) until the first changed ask, and whose reads import by content, until the first side "
-                    "effect. The args of RUN are kept. Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
+                    "effect. The args, caps (--max-concurrency, --budget) and model (--model) of RUN are kept unless given; "
+                    "`none` clears a cap. Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
     amend.add_argument("run", metavar="RUN")
     amend.add_argument("file", metavar="FILE")
     amend.set_defaults(handler=cmd_amend)
@@ -321,8 +322,9 @@ def cmd_amend(args) -> int:
         data = path.read_bytes()
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    session = WorkspaceSession(root, agent=args.agent, model=getattr(args, "model", None),
-                               actor_tools=getattr(args, "actor_tools", None))
+    session = WorkspaceSession(root, agent=args.agent, actor_tools=getattr(args, "actor_tools", None))
+    caps = session.amend_caps(row, changed_caps(args))
+    session.model = caps["model"]  # the new run's port and row use the inherited model
     prepared = session.prepare(data, str(path), dict(row.args or {}))  # the run's args are kept
     if prepared.program is None:
         sys.stderr.write(render.render_full(prepared.compiled))
@@ -337,15 +339,15 @@ def cmd_amend(args) -> int:
     if not args.yes and not confirm("Amend this run?", "pass --yes to approve"):
         return EXIT_USAGE
     progress = make_progress(args.progress)
-    outcome = _execute_amend(session, row, prepared, port, progress, args)
+    outcome = _execute_amend(session, row, prepared, port, progress, args, caps)
     if isinstance(outcome, list):
         return report_usage_problems(outcome)
     progress.finish(outcome)
     return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
 
 
-def _execute_amend(session, row, prepared, port, progress, args):
+def _execute_amend(session, row, prepared, port, progress, args, caps):
     """Amend to settlement through the workspace session; the RunOutcome, or the refusal problems.
     The saved workflows the new script calls are pinned with the new run."""
     return settle(session, progress, lambda engine: session.amend(
-        engine, row, prepared, port, questions=_questions(session, progress, args), listeners=[progress]))
+        engine, row, prepared, port, questions=_questions(session, progress, args), listeners=[progress], caps=caps))

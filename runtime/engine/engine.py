@@ -117,6 +117,20 @@ def _caps(request: StartRequest, prepared: PreparedRun) -> tuple[int, int, int |
     return max_concurrency, max_agents, budget
 
 
+def run_caps(request: StartRequest, stored: RunRow | None, max_concurrency: int, max_agents: int,
+             budget: int | None) -> dict:
+    """The caps a run records: the resolved ones, the model its agent port uses, and `given`, the
+    caps its caller chose (not meta's or the defaults), which an amend inherits."""
+    previous = (stored.caps or {}) if stored is not None else {}
+    given = {*previous.get("given", ()), *(name for name in ("max_concurrency", "budget")
+                                            if getattr(request, name) is not None)}
+    caps = {"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": budget, "given": sorted(given)}
+    model = request.model or previous.get("model")
+    if model:
+        caps["model"] = model
+    return caps
+
+
 class Run:
     """Run: one started run (module docstring): `result`, `cancel`, `dispose`, `set_max_concurrency`."""
 
@@ -152,7 +166,7 @@ class Run:
         self.host = RunHost(self.id, prepared, ports, journal=self.journal, events=self.events,
                             committer=self.committer, limits=request.limits, max_concurrency=max_concurrency,
                             max_agents=max_agents, budget=budget, usage=usage, replay=replay, cache=cache)
-        caps = {"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": budget}
+        caps = run_caps(request, stored, max_concurrency, max_agents, budget)
         try:
             if control_dir is None:
                 replay.update(self._claim(stored, caps))
@@ -221,8 +235,10 @@ class Run:
         if self.settled.is_set() or value == previous:
             return False
         host.limiter.total_tokens = value
-        self.journal.update_run(self.id, caps={"max_concurrency": value, "max_agents": host.max_agents,
-                                               "budget": host.budget_limit})
+        stored = (self.journal.get_run(self.id).caps or {}) if self.journal.get_run(self.id) else {}
+        given = sorted({*stored.get("given", ()), "max_concurrency"})
+        self.journal.update_run(self.id, caps={**stored, "max_concurrency": value, "max_agents": host.max_agents,
+                                               "budget": host.budget_limit, "given": given})
         self.events.emit("run-caps-changed", caps={"max_concurrency": value}, previous={"max_concurrency": previous})
         return True
 

@@ -57,6 +57,9 @@ class StartRequest:
     max_concurrency: int | None = None  # None: the stored caps (a resume), meta's, or the default
     max_agents: int | None = None
     budget: int | None = None
+    # The agent port's default model, recorded in the run's caps so an amend or `dwfc set` keeps
+    # it (the caller opened `agent_port` with it; the engine does not read it otherwise).
+    model: str | None = None
     limits: Limits = field(default_factory=Limits)
     listeners: list[Listener] = field(default_factory=list)
     approved_commands: frozenset[str] | None = None  # None: the script's own command set is approved

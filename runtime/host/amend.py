@@ -28,6 +28,18 @@ from dwf.runtime.journal.store import JournalStore, RunRow
 from dwf.runtime.ports.protocols import AgentPort
 
 SUPERSEDE_WAIT_S = 10.0
+INHERITED_CAPS = ("max_concurrency", "budget", "model")
+
+
+def inherited_caps(predecessor: RunRow, given: dict) -> dict:
+    """The caps of an amend's new run: those in `given` (an explicit None clears one: the script's
+    meta or the default applies), else the ones the predecessor's caller chose (its caps' `given`;
+    a row from before `given` was recorded: its budget and concurrency) and the model it ran with."""
+    stored = predecessor.caps or {}
+    chosen = stored.get("given", ("max_concurrency", "budget"))
+    caps = {name: stored.get(name) for name in INHERITED_CAPS if name in chosen or name == "model"}
+    caps.update((name, value) for name, value in given.items() if name in INHERITED_CAPS)
+    return caps
 
 
 def _find(journal: JournalStore, reference: str) -> RunRow | None:
@@ -88,7 +100,8 @@ async def amend(engine: Engine, run_id: str, new_script: str | PreparedRun, *, j
 
     `new_script` is the edited script's text, or the `PreparedRun` a front end prepared (with
     the predecessor's args, or those it was given) and showed for approval. `fields` are the
-    other `StartRequest` fields (ports, caps, listeners, `workflows`, `approved_commands`).
+    other `StartRequest` fields (ports, caps, listeners, `workflows`, `approved_commands`); the
+    caps not among them are the predecessor's (`inherited_caps`).
 
     Raises `StartError` (predecessor untouched) when the run is unknown or the new script does
     not compile or does not accept the arguments (the predecessor's, unless `args` is given). If
@@ -106,6 +119,7 @@ async def amend(engine: Engine, run_id: str, new_script: str | PreparedRun, *, j
         raise StartError(prepared.argument_problems or prepared.problems,
                          prepared.compiled.diagnostics if prepared.compiled else None)
     new_id = new_id or f"dwfrun-{uuid.uuid4().hex}"
+    fields.update(inherited_caps(predecessor, {name: fields.pop(name) for name in INHERITED_CAPS if name in fields}))
     request = StartRequest(agent_port=agent_port, prepared=prepared, journal=journal, run_id=new_id,
                            control_dir=control_dir, resumed_from=predecessor.id, **fields)
     stopped = await supersede(journal, predecessor, new_id, engine=engine, control_dir=control_dir_of(request),

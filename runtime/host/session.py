@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 
 from dwf.runtime.engine import Engine, PreparedRun, Run, StartRequest, prepare, prepare_resume
 from dwf.runtime.engine.events import Listener
-from dwf.runtime.host.amend import amend
+from dwf.runtime.host.amend import amend, inherited_caps
 from dwf.runtime.host.saved import resolve_called
 from dwf.runtime.journal import control
 from dwf.runtime.journal.sqlite import SqliteJournal
@@ -103,10 +103,18 @@ class WorkspaceSession:
         """Prepare the resume of the stopped run `row` (see `engine.prepare_resume`)."""
         return prepare_resume(row, f"<run {row.id}>")
 
-    def open_port(self, problems: list[str]) -> AgentPort | None:
-        """A fresh agent port of the session's agent spec, or None with the reasons in `problems`."""
-        return open_agent_port(self.agent, self.root, model=self.model, actor_tools=self.actor_tools,
+    def open_port(self, problems: list[str], *, model: str | None = None) -> AgentPort | None:
+        """A fresh agent port of the session's agent spec (with `model`, else the session's), or
+        None with the reasons in `problems`."""
+        return open_agent_port(self.agent, self.root, model=model or self.model, actor_tools=self.actor_tools,
                                problems=problems)
+
+    def amend_caps(self, row: RunRow, given: dict) -> dict:
+        """The caps and model an amend of `row` runs with (`host/amend.inherited_caps`); without
+        one, the model is the session's."""
+        caps = inherited_caps(row, given)
+        caps["model"] = caps.get("model") or self.model
+        return caps
 
     # ------------------------------------------------------------ starting
 
@@ -116,7 +124,7 @@ class WorkspaceSession:
         """The start request of a prepared run: the world may run exactly its approved commands."""
         return StartRequest(agent_port=port, prepared=prepared, journal=self.journal, run_id=run_id,
                             control_dir=self.control, listeners=list(listeners or []), max_concurrency=max_concurrency,
-                            budget=budget, **self._ports(prepared, run_id, questions))
+                            budget=budget, model=self.model, **self._ports(prepared, run_id, questions))
 
     def start(self, engine: Engine, prepared: PreparedRun, port: AgentPort, *, run_id: str | None = None,
               **options) -> Run:
@@ -126,11 +134,15 @@ class WorkspaceSession:
         return engine.start(self.request(prepared, port, run_id, **options))
 
     async def amend(self, engine: Engine, row: RunRow, prepared: PreparedRun, port: AgentPort, *,
-                    questions: QuestionsFor | None = None, listeners: list[Listener] | None = None) -> Run:
-        """Amend run `row` with a prepared script (see `host/amend.py`). Raises `StartError`."""
+                    questions: QuestionsFor | None = None, listeners: list[Listener] | None = None,
+                    caps: dict | None = None) -> Run:
+        """Amend run `row` with a prepared script (see `host/amend.py`); `caps` are those of
+        `amend_caps` (the port was opened with its model). Raises `StartError`."""
         new_id = new_run_id()
+        caps = self.amend_caps(row, {}) if caps is None else caps
         return await amend(engine, row.id, prepared, journal=self.journal, agent_port=port, control_dir=self.control,
-                           listeners=list(listeners or []), new_id=new_id, **self._ports(prepared, new_id, questions))
+                           listeners=list(listeners or []), new_id=new_id, **caps,
+                           **self._ports(prepared, new_id, questions))
 
     def _ports(self, prepared: PreparedRun, run_id: str, questions: QuestionsFor | None) -> dict:
         """The world, artifact store and question port of one run."""

@@ -79,6 +79,17 @@ _PATH = {"type": "string", "minLength": 1,
                         "after fixing it in place."}
 _ARGS = {"type": "object", "description": "Run arguments, checked against the script's meta[\"args\"]."}
 
+# The caps an amend may change; left out, the predecessor's are kept, and null clears one.
+_AMEND_CAPS = {
+    "max_concurrency": {"type": ["integer", "null"], "minimum": 1, "maximum": 256,
+                        "description": "Asks in flight at once (default: the predecessor's; null: the script's, "
+                                       "else the host's)."},
+    "budget": {"type": ["integer", "null"], "minimum": 0,
+               "description": "Output-token budget (default: the predecessor's; null: no budget)."},
+    "model": {"type": ["string", "null"], "minLength": 1,
+              "description": "The agent port's default model (default: the predecessor's; null: the host's); "
+                             "ListModels lists them."}}
+
 # One sentence naming the full guide (docs/language.md), which `dwfc mcp` serves as a resource and a prompt.
 _GUIDE = ("Before writing a script, read the language guide: the MCP resource dwf://guide/language (or prompt "
           "write-workflow), or `dwfc guide`. ")
@@ -133,7 +144,7 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "person approves the new plan, except for runs you started in this session that a user did not stop, "
         "when the new script runs no command the old one was not approved for. Returns {run_id (the new run), "
         "amended_from, status: \"backgrounded\"}.",
-        _object({"run": _RUN, "script": _SCRIPT, "path": _PATH, "args": _ARGS}, ("run",)),
+        _object({"run": _RUN, "script": _SCRIPT, "path": _PATH, "args": _ARGS, **_AMEND_CAPS}, ("run",)),
         "conditional"),
     ToolDefinition(
         "EvalWorkflowSnippet",

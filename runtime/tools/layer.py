@@ -41,6 +41,7 @@ from typing import Any
 from dwf.compiler.plan.text import render_text
 
 from dwf.runtime.engine import Engine, PreparedRun, StartError, prepare
+from dwf.runtime.host.amend import INHERITED_CAPS
 from dwf.runtime.host.approval import called_entries, plan_summary, prepared_plan
 from dwf.runtime.host.drafts import DraftError, write_draft
 from dwf.runtime.host.run_views import RunLookupError, resolve_run, run_summary, snapshot, status_text
@@ -212,18 +213,19 @@ class ToolLayer:
         if prepared.problems:
             problems = self._hints(prepared.problems)
             raise _Refusal("the run was not amended: " + "; ".join(problems) + ".", problems=problems)
+        caps = self.session.amend_caps(row, {name: arguments[name] for name in INHERITED_CAPS if name in arguments})
         user_stopped = row.status == "stopped" and row.stop_reason == "user"
         within_approved = prepared.commands <= self._approved_commands.get(row.id, frozenset())
         if not (row.id in self.own_runs and not user_stopped and within_approved):
             live = " It is running: it will be stopped as superseded." if row.status == "running" else ""
-            request = self._run_approval("AmendWorkflow", source, prepared, {},
+            request = self._run_approval("AmendWorkflow", source, prepared, caps,
                                          summary=f"Amend run {row.id} ({status_text(row)}) with `{prepared.name}`",
                                          preface=f"Amend run {row.id} ({status_text(row)}).{live}")
             if not await self._approve(approver, request):
                 return _not_approved("the run was not amended")
-        port = self._port()
+        port = self._port(model=caps["model"])
         try:
-            run = await self.session.amend(self._engine, row, prepared, port)
+            run = await self.session.amend(self._engine, row, prepared, port, caps=caps)
         except StartError as error:
             await port.close()
             raise _Refusal("the run was not amended: " + "; ".join(error.problems)) from None
@@ -401,9 +403,9 @@ class ToolLayer:
                                       "create the ToolLayer with approver=...")
         return bool(await approver(request))
 
-    def _load_port(self):
+    def _load_port(self, model: str | None = None):
         problems: list[str] = []
-        port = self.session.open_port(problems)
+        port = self.session.open_port(problems, model=model)
         if port is None:
             raise ToolLayerError("; ".join(problems) or f"cannot load the agent port {self.agent!r}")
         return port
@@ -413,10 +415,10 @@ class ToolLayer:
             raise _Refusal("this host has no agent port, so no workflow can run; start it with an agent "
                            "(e.g. `dwfc mcp --agent anthropic`). Nothing ran.")
 
-    def _port(self):
+    def _port(self, model: str | None = None):
         self._require_agent()
         try:
-            return self._load_port()
+            return self._load_port(model)
         except ToolLayerError as error:
             raise _Refusal(str(error)) from None
 

@@ -280,3 +280,21 @@ def test_amending_a_run_live_in_another_process_supersedes_it(workspace, tmp_pat
     assert (shown["superseded_by"], shown["resumable"]) == (new["run_id"], False)
     assert json.loads(dwfc("show", new["run_id"], "--json", cwd=workspace).stdout)["amended_from"] == old["run_id"]
     assert f"Superseded by: {new['run_id']}" in dwfc("show", old["run_id"], cwd=workspace).stdout
+
+
+def test_amend_keeps_the_caps_of_the_run_unless_given(workspace):
+    started = dwfc("run", "three.dwf.py", "--yes", "--agent", "scripted:fast.json", "--max-concurrency", "3",
+                   "--budget", "5000", "--model", "model-a", "--progress", "json", cwd=workspace)
+    assert started.returncode == 0, started.stderr
+    first = json.loads(started.stdout)["run_id"]
+    amended = dwfc("amend", first, "three.dwf.py", "--agent", "scripted:fast.json", "--yes", "--progress", "json",
+                   cwd=workspace)
+    assert amended.returncode == 0, amended.stderr
+    second = json.loads(amended.stdout)["run_id"]
+    caps = json.loads(dwfc("show", second, "--json", cwd=workspace).stdout)["caps"]
+    assert (caps["max_concurrency"], caps["budget"], caps["model"]) == (3, 5000, "model-a")
+    changed = dwfc("amend", second, "three.dwf.py", "--agent", "scripted:fast.json", "--yes", "--progress", "json",
+                   "--budget", "none", "--max-concurrency", "2", cwd=workspace)
+    assert changed.returncode == 0, changed.stderr
+    caps = json.loads(dwfc("show", json.loads(changed.stdout)["run_id"], "--json", cwd=workspace).stdout)["caps"]
+    assert (caps["max_concurrency"], caps["budget"], caps["model"]) == (2, None, "model-a")

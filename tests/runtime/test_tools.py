@@ -542,3 +542,25 @@ async def test_snippets_ask_approval_only_when_they_run_commands(workspace):
 def test_a_draft_is_named_after_a_safe_meta_name_only(name, stem):
     assert draft_name(f"meta = {{'name': {name!r}}}\nreturn 1\n") == stem
 
+
+
+@pytest.mark.anyio
+async def test_amend_inherits_caps_and_model_unless_given_and_null_clears_a_cap(workspace):
+    agent = f"scripted:{workspace / 'fast.json'}"
+    async with ToolLayer(workspace, agent=agent, model="model-a", approver=Approvals()) as tools:
+        first = (await tools.call("CreateWorkflow", {"script": SCRIPT, "max_concurrency": 3, "budget": 5000}))["run_id"]
+        await settled(tools, first)
+    async with ToolLayer(workspace, agent=agent, approver=Approvals()) as tools:  # a host without --model
+        amended = await tools.call("AmendWorkflow", {"run": first, "script": AMENDED})
+        assert amended["ok"], amended
+        kept = await settled(tools, amended["run_id"])
+        changed = await tools.call("AmendWorkflow", {"run": amended["run_id"], "script": AMENDED, "budget": None,
+                                                     "max_concurrency": 2, "model": "model-b"})
+        assert changed["ok"], changed
+        changed = await settled(tools, changed["run_id"])
+        bad = await tools.call("AmendWorkflow", {"run": first, "script": AMENDED, "max_concurrency": 0})
+    caps = kept["caps"]
+    assert (caps["max_concurrency"], caps["budget"], caps["model"]) == (3, 5000, "model-a")
+    caps = changed["caps"]
+    assert (caps["max_concurrency"], caps["budget"], caps["model"]) == (2, None, "model-b")
+    assert not bad["ok"] and "$.max_concurrency" in bad["error"]

@@ -1,5 +1,6 @@
 """This module implements amend (RUNTIME §5.2): start a new run of an edited script that imports
-the finished work of its predecessor.
+the finished work of its predecessor; and `cancel_run`, stopping a live run in this process or
+another (CancelWorkflowRun, and amend's supersede).
 
 `amend(engine, run_id, new_script, journal=..., agent_port=..., ...)` validates the new script,
 stops the predecessor as `stopped(superseded)` when it is live (in this engine: cancelled and
@@ -49,24 +50,34 @@ def _find(journal: JournalStore, reference: str) -> RunRow | None:
         return None
 
 
-async def supersede(journal: JournalStore, predecessor: RunRow, new_id: str, *, engine: Engine | None = None,
-                    control_dir: Path | None = None, wait_s: float = SUPERSEDE_WAIT_S) -> RunRow:
-    """Stop `predecessor` as `stopped(superseded)` if it is live and set its `superseded_by`."""
-    live = engine.runs.get(predecessor.id) if engine is not None else None
+async def cancel_run(journal: JournalStore, row: RunRow, *, reason: str, engine: Engine | None = None,
+                     control_dir: Path | None = None, wait_s: float = SUPERSEDE_WAIT_S) -> RunRow:
+    """Stop the live run `row` as `stopped(reason)`: cancelled and awaited when it runs in
+    `engine`, else a cancel request to its owner process and the journal polled for up to
+    `wait_s` seconds. Returns its row as it is then (still `running` if it did not settle)."""
+    live = engine.runs.get(row.id) if engine is not None else None
     if live is not None and not live.settled.is_set():
-        live.cancel("superseded")
+        live.cancel(reason)
         with anyio.move_on_after(live.request.grace_period_s + 2):
             await live.settled.wait()
-    current = journal.get_run(predecessor.id) or predecessor
+    current = journal.get_run(row.id) or row
     if current.status == "running" and control_dir is not None \
             and control.owner_alive(control.read_owner(control_dir, current.id)):
-        control.request_cancel(control_dir, current.id, reason="superseded")
+        control.request_cancel(control_dir, current.id, reason=reason)
         with anyio.move_on_after(wait_s):
             while True:
-                current = journal.get_run(predecessor.id) or current
+                current = journal.get_run(row.id) or current
                 if current.status != "running":
                     break
                 await anyio.sleep(0.05)
+    return current
+
+
+async def supersede(journal: JournalStore, predecessor: RunRow, new_id: str, *, engine: Engine | None = None,
+                    control_dir: Path | None = None, wait_s: float = SUPERSEDE_WAIT_S) -> RunRow:
+    """Stop `predecessor` as `stopped(superseded)` if it is live and set its `superseded_by`."""
+    current = await cancel_run(journal, predecessor, reason="superseded", engine=engine, control_dir=control_dir,
+                               wait_s=wait_s)
     with control.claim_lock(control_dir) if control_dir is not None else contextlib.nullcontext():
         # under the lock, so a concurrent resume cannot claim the run between our read and write
         return _mark_superseded(journal, journal.get_run(predecessor.id) or current, new_id, control_dir)

@@ -12,8 +12,8 @@ process, another process under that pid, a zombie, another boot) is marked
 `stopped(interrupted)`. An owner on another host cannot be checked and is left alone.
 
 A cancel request is the file `<run id>.cancel` = {reason, by_pid}; the owning process polls for
-it (`CANCEL_POLL_S`) and stops the run as `stopped(reason)` (`user`, or `superseded` when the run
-is amended, see `host/amend.py`).
+it (`CANCEL_POLL_S`) and stops the run as `stopped(reason)` (`user`; `model` when a host's model
+asked, CancelWorkflowRun; or `superseded` when the run is amended, see `host/amend.py`).
 
 Claiming a run (a start or a resume writing its owner record and setting the row `running`),
 reconciling, and marking a dead owner's run superseded all hold `claim_lock` (an advisory
@@ -37,6 +37,7 @@ from dwf.runtime.journal.store import JournalStore, RunRow
 from dwf.runtime.statedir import write_atomic
 
 CANCEL_POLL_S = 0.2
+CANCEL_REASONS = ("user", "model", "superseded")  # the stop reasons a cancel request may carry
 
 
 # ---------------------------------------------------------------------------- paths
@@ -145,7 +146,7 @@ def release(control: Path, run_id: str) -> None:
 
 
 def request_cancel(control: Path, run_id: str, reason: str = "user") -> None:
-    """Ask the owning process to stop the run as `stopped(reason)` (`user`, or `superseded` by amend)."""
+    """Ask the owning process to stop the run as `stopped(reason)`, one of `CANCEL_REASONS`."""
     write_atomic(_cancel_path(control, run_id), json.dumps({"reason": reason, "by_pid": os.getpid()}))
 
 
@@ -156,7 +157,7 @@ def cancel_reason(control: Path, run_id: str) -> str:
     except (OSError, ValueError):
         return "user"
     reason = data.get("reason") if isinstance(data, dict) else None
-    return reason if reason in ("user", "superseded") else "user"
+    return reason if reason in CANCEL_REASONS else "user"
 
 
 def cancel_requested(control: Path, run_id: str) -> bool:

@@ -1,4 +1,4 @@
-"""This module defines what the tool layer (TOOLS §3) offers a host agent, as data: the ten tool
+"""This module defines what the tool layer (TOOLS §3) offers a host agent, as data: the eleven tool
 definitions (name, a description written for a model, a JSON Schema for the input, and whether
 a call needs a person's approval), the approval request a host shows a person, and input
 validation with `jsonschema`.
@@ -111,7 +111,7 @@ def _object(properties: dict, required: tuple[str, ...] = ()) -> dict:
     return schema
 
 
-# ---------------------------------------------------------------------------- the ten tools
+# ---------------------------------------------------------------------------- the eleven tools
 
 DEFINITIONS: tuple[ToolDefinition, ...] = (
     ToolDefinition(
@@ -204,6 +204,18 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "and commands replay from the journal at zero cost and the rest runs again, with the script, args and "
         "caps it was approved with. Returns {run_id, status: \"backgrounded\"}.",
         _object({"run": _RUN}, ("run",)),
+        "never"),
+    ToolDefinition(
+        "CancelWorkflowRun",
+        "Stop a running run, as `stopped(model)`: in-flight asks and commands are cancelled, the finished work "
+        "stays journaled, and the run can later be resumed (ResumeWorkflowRun) or amended (AmendWorkflow). Use "
+        "it when the run is no longer wanted or is going wrong; it works on runs started by any process in this "
+        "workspace. Waits up to `wait_s` seconds for the run to settle and returns {run_id, status, "
+        "stop_reason}.",
+        _object({"run": _RUN,
+                 "wait_s": {"type": "number", "minimum": 0, "maximum": 60, "default": 10,
+                            "description": "How long to wait for the run to settle (0: do not wait)."}},
+                ("run",)),
         "never"),
     ToolDefinition(
         "ResolveWorkflowQuestion",

@@ -1,5 +1,5 @@
 """This module defines the tool layer for host agents (TOOLS §3): `ToolLayer`, which answers
-the ten tools of `tools/definitions.py` over one workspace, and `result_text`, the text a host
+the eleven tools of `tools/definitions.py` over one workspace, and `result_text`, the text a host
 shows a model for a result.
 
     async with ToolLayer(workspace, agent="anthropic", approver=ask_the_user) as tools:
@@ -41,7 +41,7 @@ from typing import Any
 from dwf.compiler.plan.text import render_text
 
 from dwf.runtime.engine import Engine, PreparedRun, StartError, prepare
-from dwf.runtime.host.amend import INHERITED_CAPS
+from dwf.runtime.host.amend import INHERITED_CAPS, cancel_run
 from dwf.runtime.host.approval import called_entries, plan_summary, prepared_plan
 from dwf.runtime.host.drafts import DraftError, write_draft
 from dwf.runtime.host.run_views import RunLookupError, resolve_run, run_summary, snapshot, status_text
@@ -92,7 +92,7 @@ def result_text(result: dict) -> str:
 
 
 class ToolLayer:
-    """The ten tools over one workspace, with an engine for background runs (module docstring)."""
+    """The eleven tools over one workspace, with an engine for background runs (module docstring)."""
 
     def __init__(self, workspace: str | Path, *, agent: str | None = None, model: str | None = None,
                  actor_tools: str | None = None, approver: Approver | None = None):
@@ -112,7 +112,7 @@ class ToolLayer:
             "EvalWorkflowSnippet": self._eval_workflow_snippet, "SaveWorkflow": self._save_workflow,
             "ListSavedWorkflows": self._list_saved_workflows, "ListWorkflowRuns": self._list_workflow_runs,
             "GetWorkflowRun": self._get_workflow_run, "ResumeWorkflowRun": self._resume_workflow_run,
-            "ResolveWorkflowQuestion": self._resolve_workflow_question, "ListModels": self._list_models}
+            "CancelWorkflowRun": self._cancel_workflow_run, "ResolveWorkflowQuestion": self._resolve_workflow_question, "ListModels": self._list_models}
         assert tuple(self._handlers) == TOOL_NAMES
 
     # ------------------------------------------------------------ lifecycle
@@ -316,6 +316,18 @@ class ToolLayer:
         run = await self._start(prepared)
         return {"ok": True, "run_id": run.id, "status": "backgrounded", "resumed": True,
                 "message": "The run continues in the background; follow it with GetWorkflowRun."}
+
+    async def _cancel_workflow_run(self, arguments: dict, approver: Approver | None) -> dict:
+        row = self._resolve(arguments["run"])
+        if row.status != "running":
+            raise _Refusal(f"run {row.id} is not running (it is {status_text(row)}); nothing to cancel")
+        current = await cancel_run(self.journal, row, engine=self._engine, control_dir=self.session.control,
+                                   reason="model", wait_s=arguments.get("wait_s", 10))
+        if current.status == "running":
+            return {"ok": True, "run_id": row.id, "status": "running", "stop_reason": None,
+                    "message": "Asked the run to stop; it has not settled yet (GetWorkflowRun tells when it has)."}
+        return {"ok": True, "run_id": row.id, "status": current.status, "stop_reason": current.stop_reason,
+                "message": f"The run is {status_text(current)}."}
 
     async def _resolve_workflow_question(self, arguments: dict, approver: Approver | None) -> dict:
         try:

@@ -7,7 +7,9 @@ inline by `workflow()`) and snippets."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -106,10 +108,11 @@ async def until(tools: ToolLayer, run_id: str, condition, timeout: float = 10) -
 # ---------------------------------------------------------------------------- definitions
 
 
-def test_definitions_are_ten_valid_json_schemas_with_distinct_names():
+def test_definitions_are_eleven_valid_json_schemas_with_distinct_names():
     names = [d.name for d in DEFINITIONS]
     assert names == ["CreateWorkflow", "AmendWorkflow", "EvalWorkflowSnippet", "SaveWorkflow", "ListSavedWorkflows",
-                     "ListWorkflowRuns", "GetWorkflowRun", "ResumeWorkflowRun", "ResolveWorkflowQuestion", "ListModels"]
+                     "ListWorkflowRuns", "GetWorkflowRun", "ResumeWorkflowRun", "CancelWorkflowRun",
+                     "ResolveWorkflowQuestion", "ListModels"]
     for d in DEFINITIONS:
         jsonschema.Draft202012Validator.check_schema(d.input_schema)  # against the metaschema
         assert d.input_schema["type"] == "object"
@@ -564,3 +567,51 @@ async def test_amend_inherits_caps_and_model_unless_given_and_null_clears_a_cap(
     caps = changed["caps"]
     assert (caps["max_concurrency"], caps["budget"], caps["model"]) == (2, None, "model-b")
     assert not bad["ok"] and "$.max_concurrency" in bad["error"]
+
+
+# ---------------------------------------------------------------------------- CancelWorkflowRun
+
+
+@pytest.mark.anyio
+async def test_cancel_workflow_run_stops_an_own_live_run_as_stopped_by_the_model(workspace):
+    async with layer(workspace, "slow.json", approver=Approvals()) as tools:
+        run_id = (await tools.call("CreateWorkflow", {"script": SCRIPT}))["run_id"]
+        with anyio.fail_after(10):
+            while (await tools.call("GetWorkflowRun", {"run": run_id}))["asks"] < 1:
+                await anyio.sleep(0.05)
+        cancelled = await tools.call("CancelWorkflowRun", {"run": run_id})
+        again = await tools.call("CancelWorkflowRun", {"run": run_id})
+        invalid = await tools.call("CancelWorkflowRun", {"run": run_id, "wait_s": -1, "extra": 1})
+        snapshot = await tools.call("GetWorkflowRun", {"run": run_id})
+    assert cancelled == {"ok": True, "run_id": run_id, "status": "stopped", "stop_reason": "model",
+                         "message": "The run is stopped(model)."}
+    assert (snapshot["status"], snapshot["stop_reason"], snapshot["resumable"]) == ("stopped", "model", True)
+    assert not again["ok"] and "is not running (it is stopped(model)); nothing to cancel" in again["error"]
+    assert not invalid["ok"] and any(p.startswith("$.wait_s: ") for p in invalid["problems"])
+    assert any(p.startswith("$: ") and "extra" in p for p in invalid["problems"])
+
+
+def test_cancel_workflow_run_stops_a_run_of_another_process(workspace, tmp_path):
+    calls = tmp_path / "calls.jsonl"
+    (workspace / "two.dwf.py").write_text(SCRIPT)
+    process = subprocess.Popen([str(DWFC), "run", "two.dwf.py", "--yes", "--agent", "scripted:slow.json", "--progress",
+                                "json"], cwd=workspace, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "DWF_SCRIPTED_CALL_LOG": str(calls)})
+
+    async def cancel() -> dict:
+        with anyio.fail_after(20):
+            while not calls.exists() or len(calls.read_text().splitlines()) < 2:
+                await anyio.sleep(0.05)
+        async with layer(workspace) as tools:
+            [run] = (await tools.call("ListWorkflowRuns", {"status": "running"}))["runs"]
+            return await tools.call("CancelWorkflowRun", {"run": run["id"]})
+
+    try:
+        cancelled = anyio.run(cancel)
+        out = process.stdout.read()
+        process.wait(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert cancelled["ok"] and (cancelled["status"], cancelled["stop_reason"]) == ("stopped", "model"), cancelled
+    assert process.returncode == 3 and json.loads(out)["stop_reason"] == "model"

@@ -80,4 +80,5 @@ CHANGED_CAPS.add_argument("--budget", type=or_none(non_negative_int), metavar="T
 def changed_caps(args) -> dict:
     """The caps `CHANGED_CAPS` gave (and `--model`), an explicit `none` as None; the others are left out."""
     given = {name: getattr(args, name, None) for name in ("max_concurrency", "budget", "model")}
-    return {name: None if value == "none" else value for name, value in given.items() if value is not None}
+    return {name: None if str(value).lower() in NONE_WORDS else value for name, value in given.items()
+            if value is not None}

@@ -132,7 +132,8 @@ def run_caps(request: StartRequest, stored: RunRow | None, max_concurrency: int,
 
 
 class Run:
-    """Run: one started run (module docstring): `result`, `cancel`, `dispose`, `set_max_concurrency`."""
+    """Run: one started run (module docstring): `result`, `cancel`, `dispose`, `set_max_concurrency`,
+    `set_model`, `change_caps`."""
 
     def __init__(self, request: StartRequest, prepared: PreparedRun, control_dir: Path | None, *,
                  spawn: Callable[..., Any]):
@@ -235,12 +236,37 @@ class Run:
         if self.settled.is_set() or value == previous:
             return False
         host.limiter.total_tokens = value
-        stored = (self.journal.get_run(self.id).caps or {}) if self.journal.get_run(self.id) else {}
+        row = self.journal.get_run(self.id)
+        stored = (row.caps or {}) if row is not None else {}
         given = sorted({*stored.get("given", ()), "max_concurrency"})
         self.journal.update_run(self.id, caps={**stored, "max_concurrency": value, "max_agents": host.max_agents,
                                                "budget": host.budget_limit, "given": given})
         self.events.emit("run-caps-changed", caps={"max_concurrency": value}, previous={"max_concurrency": previous})
         return True
+
+    def set_model(self, model: str | None) -> bool:
+        """Record `model` as the run's agent model (an amend or resume keeps it); an agent port
+        with a `model` attribute (the Anthropic port) uses it for the asks started from now on.
+        False when nothing changed."""
+        row = self.journal.get_run(self.id)
+        caps = dict(row.caps or {}) if row is not None else {}
+        if self.settled.is_set() or not model or caps.get("model") == model:
+            return False
+        previous = caps.get("model")
+        if hasattr(self.request.agent_port, "model"):
+            self.request.agent_port.model = model
+        self.journal.update_run(self.id, caps={**caps, "model": model})
+        self.events.emit("run-caps-changed", caps={"model": model}, previous={"model": previous})
+        return True
+
+    def change_caps(self, changes: dict) -> None:
+        """Apply a caps request ({max_concurrency?, model?}) to the live run; bad values are ignored
+        (the requesting side validated them)."""
+        value = changes.get("max_concurrency")
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            self.set_max_concurrency(value)
+        if isinstance(changes.get("model"), str):
+            self.set_model(changes["model"])
 
     # ------------------------------------------------------------ lifecycle
 
@@ -285,12 +311,16 @@ class Run:
             self._scope.cancel()
 
     async def _watch_cancel_requests(self) -> None:
-        """`dwfc cancel` from another process writes a request file; stop the run as `user`."""
+        """`dwfc cancel` (or CancelWorkflowRun) from another process writes a request file: stop
+        the run with its reason; `dwfc set` writes a caps request: apply it."""
         while not self.settled.is_set():
             with anyio.move_on_after(control.CANCEL_POLL_S):
                 await self.settled.wait()
             if self.settled.is_set():
                 return
+            changes = control.take_caps_request(self.control_dir, self.id)
+            if changes:
+                self.change_caps(changes)
             if control.cancel_requested(self.control_dir, self.id):
                 self.cancel(control.cancel_reason(self.control_dir, self.id))
                 return

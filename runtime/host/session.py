@@ -109,6 +109,11 @@ class WorkspaceSession:
         return open_agent_port(self.agent, self.root, model=model or self.model, actor_tools=self.actor_tools,
                                problems=problems)
 
+    def resume_model(self, row: RunRow) -> str | None:
+        """The model a resume of `row` runs with: the one it ran with (or `dwfc set` recorded), else
+        the session's."""
+        return (row.caps or {}).get("model") or self.model
+
     def amend_caps(self, row: RunRow, given: dict) -> dict:
         """The caps and model an amend of `row` runs with (`host/amend.inherited_caps`); without
         one, the model is the session's."""
@@ -120,11 +125,12 @@ class WorkspaceSession:
 
     def request(self, prepared: PreparedRun, port: AgentPort, run_id: str, *, questions: QuestionsFor | None = None,
                 listeners: list[Listener] | None = None, max_concurrency: int | None = None,
-                budget: int | None = None) -> StartRequest:
-        """The start request of a prepared run: the world may run exactly its approved commands."""
+                budget: int | None = None, model: str | None = None) -> StartRequest:
+        """The start request of a prepared run (`model`: the one its port was opened with, else
+        the session's): the world may run exactly its approved commands."""
         return StartRequest(agent_port=port, prepared=prepared, journal=self.journal, run_id=run_id,
                             control_dir=self.control, listeners=list(listeners or []), max_concurrency=max_concurrency,
-                            budget=budget, model=self.model, **self._ports(prepared, run_id, questions))
+                            budget=budget, model=model or self.model, **self._ports(prepared, run_id, questions))
 
     def start(self, engine: Engine, prepared: PreparedRun, port: AgentPort, *, run_id: str | None = None,
               **options) -> Run:

@@ -15,6 +15,11 @@ A cancel request is the file `<run id>.cancel` = {reason, by_pid}; the owning pr
 it (`CANCEL_POLL_S`) and stops the run as `stopped(reason)` (`user`; `model` when a host's model
 asked, CancelWorkflowRun; or `superseded` when the run is amended, see `host/amend.py`).
 
+A caps request (`dwfc set`, AmendWorkflow without a script) is the file `<run id>.caps.json` =
+{max_concurrency?, model?}; the owning process polls for it with the cancel requests and applies
+it to the live run (`take_caps_request` reads and removes it; requests written before it is taken
+merge).
+
 Claiming a run (a start or a resume writing its owner record and setting the row `running`),
 reconciling, and marking a dead owner's run superseded all hold `claim_lock` (an advisory
 `flock` on `runs/.lock`, released by the kernel even when a process is killed), so two
@@ -49,6 +54,10 @@ def _owner_path(control: Path, run_id: str) -> Path:
 
 def _cancel_path(control: Path, run_id: str) -> Path:
     return Path(control) / f"{run_id}.cancel"
+
+
+def _caps_path(control: Path, run_id: str) -> Path:
+    return Path(control) / f"{run_id}.caps.json"
 
 
 # ---------------------------------------------------------------------------- liveness
@@ -138,7 +147,7 @@ def read_owner(control: Path, run_id: str) -> dict | None:
 
 def release(control: Path, run_id: str) -> None:
     """The run settled in its own process: forget its owner record and any cancel request."""
-    for path in (_owner_path(control, run_id), _cancel_path(control, run_id)):
+    for path in (_owner_path(control, run_id), _cancel_path(control, run_id), _caps_path(control, run_id)):
         try:
             path.unlink()
         except OSError:
@@ -171,6 +180,33 @@ def clear_cancel(control: Path, run_id: str) -> None:
         _cancel_path(control, run_id).unlink()
     except OSError:
         pass
+
+
+def request_caps(control: Path, run_id: str, changes: dict) -> None:
+    """Ask the owning process to change the live run's caps (`max_concurrency`, `model`)."""
+    pending = _read_json(_caps_path(control, run_id))
+    write_atomic(_caps_path(control, run_id), json.dumps({**(pending if isinstance(pending, dict) else {}),
+                                                          **changes}))
+
+
+def take_caps_request(control: Path, run_id: str) -> dict | None:
+    """The pending caps request of `run_id`, removed (None when there is none)."""
+    path = _caps_path(control, run_id)
+    taken = path.with_name(path.name + ".taken")
+    try:
+        path.rename(taken)  # a request written from now on is a new one
+    except OSError:
+        return None
+    changes = _read_json(taken)
+    taken.unlink(missing_ok=True)
+    return changes if isinstance(changes, dict) else None
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def reconcile(journal: JournalStore, control: Path) -> list[str]:

@@ -139,8 +139,10 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "Start an edited script as the successor of an existing run (any state; a live run is stopped as "
         "superseded). Named actors whose persona is unchanged import their finished asks in order at zero "
         "token cost, until the first changed ask or the first side effect, so fixing a late step does not "
-        "redo early work. Give `run` and exactly one of `script` or `path`; the predecessor's args are kept "
-        "unless you pass `args`. Compile errors are returned like CreateWorkflow's and nothing changes. A "
+        "redo early work. Give `run` and exactly one of `script` or `path`; the predecessor's args, "
+        "max_concurrency, budget and model are kept unless you pass them (null clears a cap). Without `script` "
+        "and `path` it changes a running run's max_concurrency or model at once (same run id), or re-runs a "
+        "finished or stopped run's own script with the changed caps. Compile errors are returned like CreateWorkflow's and nothing changes. A "
         "person approves the new plan, except for runs you started in this session that a user did not stop, "
         "when the new script runs no command the old one was not approved for. Returns {run_id (the new run), "
         "amended_from, status: \"backgrounded\"}.",

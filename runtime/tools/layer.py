@@ -42,6 +42,7 @@ from dwf.compiler.plan.text import render_text
 
 from dwf.runtime.engine import Engine, PreparedRun, StartError, prepare
 from dwf.runtime.host.amend import INHERITED_CAPS, cancel_run
+from dwf.runtime.host.configure import LIVE_CAPS, ConfigureError, configure_run
 from dwf.runtime.host.approval import called_entries, plan_summary, prepared_plan
 from dwf.runtime.host.drafts import DraftError, write_draft
 from dwf.runtime.host.run_views import RunLookupError, resolve_run, run_summary, snapshot, status_text
@@ -202,6 +203,8 @@ class ToolLayer:
 
     async def _amend_workflow(self, arguments: dict, approver: Approver | None) -> dict:
         row = self._resolve(arguments["run"])
+        if "script" not in arguments and "path" not in arguments:
+            return await self._configure_run(row, arguments, approver)
         source = self._source(arguments, ("script", "path"))
         given = arguments.get("args")
         prepared = self._prepare(source, dict(row.args or {}) if given is None else given,
@@ -233,6 +236,32 @@ class ToolLayer:
         return {"ok": True, "run_id": run.id, "amended_from": row.id, "status": "backgrounded",
                 "path": source.path, **({"draft": str(source.draft)} if source.draft else {}),
                 "message": "The amended run started in the background; follow it with GetWorkflowRun."}
+
+    async def _configure_run(self, row, arguments: dict, approver: Approver | None) -> dict:
+        """AmendWorkflow without a script: a live run's concurrency and model change at once; a run
+        that is not running is amended with its own script and the changed caps."""
+        if row.status != "running":
+            if row.script is None:
+                raise _Refusal(f"run {row.id} has no stored script to run again; give `script` or `path`")
+            return await self._amend_workflow({**arguments, "script": row.script}, approver)
+        changes = {name: arguments[name] for name in INHERITED_CAPS if name in arguments}
+        if "budget" in changes:
+            raise _Refusal(f"run {row.id} is running: its budget cannot change while it runs; only "
+                           "max_concurrency and model can (or give `script` to amend it)")
+        if row.id not in self.own_runs:
+            summary = f"Change run {row.id} ({status_text(row)}): " + ", ".join(f"{k} {v}" for k, v in changes.items())
+            if not await self._approve(approver, ApprovalRequest("AmendWorkflow", summary, summary,
+                                                                 {"run": row.id, **changes})):
+                return _not_approved("the run was not changed")
+        try:
+            current = await configure_run(self.journal, row, changes, engine=self._engine,
+                                          control_dir=self.session.control)
+        except ConfigureError as error:
+            raise _Refusal(f"{error}. Nothing changed.") from None
+        caps = {name: (current.caps or {}).get(name) for name in LIVE_CAPS}
+        return {"ok": True, "run_id": row.id, "status": current.status, "caps": caps,
+                "message": "The running run uses the new caps from now on (raised concurrency admits waiting asks "
+                           "at once)."}
 
     # EvalWorkflowSnippet --------------------------------------------------------------------
 
@@ -313,7 +342,7 @@ class ToolLayer:
         if prepared.program is None:
             raise _Refusal(f"run {row.id} cannot be resumed: its script no longer compiles with this dwf; "
                            "amend it instead (AmendWorkflow)")
-        run = await self._start(prepared)
+        run = await self._start(prepared, model=self.session.resume_model(row))
         return {"ok": True, "run_id": run.id, "status": "backgrounded", "resumed": True,
                 "message": "The run continues in the background; follow it with GetWorkflowRun."}
 
@@ -434,14 +463,16 @@ class ToolLayer:
         except ToolLayerError as error:
             raise _Refusal(str(error)) from None
 
-    async def _start(self, prepared: PreparedRun, *, max_concurrency: int | None = None, budget: int | None = None):
+    async def _start(self, prepared: PreparedRun, *, max_concurrency: int | None = None, budget: int | None = None,
+                     model: str | None = None):
         """Start (or resume) a background run of a prepared script: it may execute exactly its
         approved command set, and calls the saved workflows it was prepared with (a resume: the
         pinned ones)."""
-        port = self._port()
+        port = self._port(model)
         self._forget_settled()
         try:
-            run = self.session.start(self._engine, prepared, port, max_concurrency=max_concurrency, budget=budget)
+            run = self.session.start(self._engine, prepared, port, max_concurrency=max_concurrency, budget=budget,
+                                     model=model)
         except StartError as error:
             await port.close()
             verb = "resumed" if prepared.stored is not None else "started"

@@ -615,3 +615,22 @@ def test_cancel_workflow_run_stops_a_run_of_another_process(workspace, tmp_path)
             process.kill()
     assert cancelled["ok"] and (cancelled["status"], cancelled["stop_reason"]) == ("stopped", "model"), cancelled
     assert process.returncode == 3 and json.loads(out)["stop_reason"] == "model"
+
+
+@pytest.mark.anyio
+async def test_amend_without_a_script_changes_a_live_run_at_once_or_reruns_a_settled_one(workspace):
+    async with layer(workspace, "slow.json", approver=Approvals()) as tools:
+        live = (await tools.call("CreateWorkflow", {"script": SCRIPT, "max_concurrency": 1}))["run_id"]
+        changed = await tools.call("AmendWorkflow", {"run": live, "max_concurrency": 5})
+        budget = await tools.call("AmendWorkflow", {"run": live, "budget": 10})
+        await tools.call("CancelWorkflowRun", {"run": live})
+        snapshot = await tools.call("GetWorkflowRun", {"run": live})
+    assert changed["ok"] and changed["run_id"] == live and changed["caps"]["max_concurrency"] == 5, changed
+    assert snapshot["caps"]["max_concurrency"] == 5
+    assert not budget["ok"] and "budget cannot change while it runs" in budget["error"]
+    async with layer(workspace, approver=Approvals()) as tools:
+        rerun = await tools.call("AmendWorkflow", {"run": live, "budget": 100})
+        assert rerun["ok"], rerun
+        done = await settled(tools, rerun["run_id"])
+    assert rerun["amended_from"] == live and done["status"] == "completed" and done["result"] == ["A", "B"]
+    assert (done["caps"]["max_concurrency"], done["caps"]["budget"]) == (5, 100)

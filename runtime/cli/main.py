@@ -24,7 +24,7 @@ from dwf.runtime.cli import runs as cli_runs
 from dwf.runtime.cli import saved as cli_saved
 from dwf.runtime.cli.check import cmd_check, cmd_explain, cmd_guide, cmd_rules
 from dwf.runtime.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
-from dwf.runtime.cli.options import APPROVE, CEILINGS, RUN_ARGS, WORKSPACE, own_options, positive_int
+from dwf.runtime.cli.options import APPROVE, CEILINGS, RUN_ARGS, WORKSPACE, non_negative_int, own_options, positive_int
 from dwf.runtime.cli.run import cmd_answer, cmd_run
 
 
@@ -117,22 +117,12 @@ def _add_run_parser(commands) -> None:
                         help="text: lines on stderr, the value on stdout (default); stream-json: one NDJSON event per "
                              "line, then the result; json: only the result object")
     output.add_argument("--max-concurrency", type=positive_int, metavar="N", help="asks in flight at once (at least 1)")
-    output.add_argument("--budget", type=_non_negative_int, metavar="TOKENS", help="output-token budget of the run")
+    output.add_argument("--budget", type=non_negative_int, metavar="TOKENS", help="output-token budget of the run")
     run = commands.add_parser(
         "run", help="approve and run a script", parents=[script, RUN_ARGS, agent, APPROVE, output, CEILINGS, WORKSPACE],
         description="Compile a script (FILE, or the saved workflow NAME), show its plan and ask for approval (unless "
                     "--yes), then run it headless. Exit 0 completed, 1 errored (or compile errors), 2 usage error, "
                     "3 stopped.")
     run.set_defaults(handler=cmd_run)
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text.replace("_", "").replace(",", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of tokens, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
 
 

@@ -1,6 +1,7 @@
 """This module defines the options several `dwfc` subcommands share, each group declared once as
-an argparse parent parser (`parents=[...]`): `WORKSPACE`, `RUN_ARGS`, `APPROVE`, `RERUN_AGENT`
-and `CEILINGS` (read by `ceilings_of`); and the converter of whole-number options, `positive_int`.
+an argparse parent parser (`parents=[...]`): `WORKSPACE`, `RUN_ARGS`, `APPROVE`, `RERUN_AGENT`,
+`CEILINGS` (read by `ceilings_of`) and `CHANGED_CAPS`; and the argument types of caps
+(`positive_int`, `non_negative_int`, `or_none`).
 
 argparse puts a parent's options before the child's own, so a command whose shared options come
 after its own (in `--help` and the usage line) declares its own in a parser of their own and
@@ -10,15 +11,13 @@ lists it first: `parents=[own, WORKSPACE]`. `own_options()` makes such a parser.
 from __future__ import annotations
 
 import argparse
+from typing import Callable
 
-
-def own_options() -> argparse.ArgumentParser:
-    """A parser that only holds options (no `-h`), to pass as one of `parents=`."""
-    return argparse.ArgumentParser(add_help=False)
+NONE_WORDS = ("none", "null")
 
 
 def positive_int(text: str) -> int:
-    """The argparse type of an option that takes a whole number of at least 1."""
+    """An argparse type: a whole number of at least 1."""
     try:
         value = int(text)
     except ValueError:
@@ -26,6 +25,30 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number of tokens (`_` and `,` may group digits), at least 0."""
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of tokens, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+def or_none(parse: Callable[[str], int]) -> Callable[[str], int | str]:
+    """An argparse type: `parse`, or the word `none` (kept as "none": the cap is cleared)."""
+    def parse_or_none(text: str) -> int | str:
+        return "none" if text.strip().lower() in NONE_WORDS else parse(text)
+    parse_or_none.__name__ = parse.__name__
+    return parse_or_none
+
+
+def own_options() -> argparse.ArgumentParser:
+    """A parser that only holds options (no `-h`), to pass as one of `parents=`."""
+    return argparse.ArgumentParser(add_help=False)
 
 
 def ceilings_of(args):
@@ -63,3 +86,16 @@ CEILINGS.add_argument("--max-agents", type=positive_int, metavar="N",
 CEILINGS.add_argument("--max-concurrency-ceiling", type=positive_int, metavar="N",
                       help="the most asks a run may have in flight (default 16); a script's meta, --max-concurrency "
                            "or a tool call may ask for fewer, never more")
+
+CHANGED_CAPS = own_options()  # `dwfc amend` (and `dwfc set`): unset keeps the run's, `none` clears one
+CHANGED_CAPS.add_argument("--max-concurrency", type=or_none(positive_int), metavar="N|none",
+                          help="asks in flight at once (default: the run's; none: the script's, else the default)")
+CHANGED_CAPS.add_argument("--budget", type=or_none(non_negative_int), metavar="TOKENS|none",
+                          help="output-token budget (default: the run's; none: no budget)")
+
+
+def changed_caps(args) -> dict:
+    """The caps `CHANGED_CAPS` gave (and `--model`), an explicit `none` as None; the others are left out."""
+    given = {name: getattr(args, name, None) for name in ("max_concurrency", "budget", "model")}
+    return {name: None if str(value).lower() in NONE_WORDS else value for name, value in given.items()
+            if value is not None}

@@ -1,6 +1,6 @@
 """This module defines the run-management subcommands of `dwfc` (TOOLS §1) over a workspace's
 journal (`<workspace>/.dwf/state.db`): `runs`, `show RUN`, `events RUN [--follow]`,
-`resume RUN`, `amend RUN FILE` and `cancel RUN`. `add_parsers(commands)` adds them to the `dwfc` parser.
+`resume RUN`, `amend RUN FILE`, `set RUN` and `cancel RUN`. `add_parsers(commands)` adds them to the `dwfc` parser.
 
 A RUN is a run id or a unique prefix of one (with or without `dwfrun-`); an ambiguous prefix
 lists the candidates and exits 2. Every command first reconciles the journal: runs left
@@ -20,7 +20,8 @@ from pathlib import Path
 
 from dwf.compiler import render
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
-from dwf.runtime.cli.options import APPROVE, CEILINGS, RERUN_AGENT, WORKSPACE, ceilings_of, own_options
+from dwf.runtime.cli.options import (APPROVE, CEILINGS, CHANGED_CAPS, RERUN_AGENT, WORKSPACE, ceilings_of, changed_caps,
+                                     or_none, own_options, positive_int)
 from dwf.runtime.cli.progress import make_progress
 from dwf.runtime.cli.usage import confirm, report_usage_problems, workspace_root
 from dwf.runtime.cli.run import question_port, settle
@@ -34,7 +35,7 @@ FOLLOW_POLL_S = 0.25
 
 
 def add_parsers(commands) -> None:
-    """Add `runs`, `show`, `events`, `resume`, `amend` and `cancel` to the subparsers of `dwfc`."""
+    """Add `runs`, `show`, `events`, `resume`, `amend`, `set` and `cancel` to the subparsers of `dwfc`."""
     listing = own_options()
     listing.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
     listing.add_argument("--limit", type=int, metavar="N", help="show at most N runs")
@@ -69,14 +70,30 @@ def add_parsers(commands) -> None:
 
     amend = commands.add_parser(
         "amend", help="start an edited script as the successor of a run, importing its finished work",
-        parents=[RERUN_AGENT, APPROVE, CEILINGS, WORKSPACE],
+        parents=[RERUN_AGENT, CHANGED_CAPS, APPROVE, CEILINGS, WORKSPACE],
         description="Amend RUN with the script FILE (RUNTIME §5.2): a live RUN is stopped as stopped(superseded); "
                     "a new run starts whose named actors import the predecessor's finished asks in order (zero "
                     "tokens) until the first changed ask, and whose reads import by content, until the first side "
-                    "effect. The args of RUN are kept. Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
+                    "effect. The args, caps (--max-concurrency, --budget) and model (--model) of RUN are kept unless given; "
+                    "`none` clears a cap. Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
     amend.add_argument("run", metavar="RUN")
     amend.add_argument("file", metavar="FILE")
     amend.set_defaults(handler=cmd_amend)
+
+    changing = own_options()
+    changing.add_argument("run", metavar="RUN")
+    changing.add_argument("--max-concurrency", type=or_none(positive_int), metavar="N|none",
+                          help="asks in flight at once (none, for a run that is not running: the script's, else "
+                               "the default)")
+    changing.add_argument("--model", metavar="MODEL|none", help="the agent port's default model (none: the host's)")
+    configure = commands.add_parser(
+        "set", help="change a run's concurrency or model: a running one at once, else for its resume or amend",
+        parents=[changing, WORKSPACE],
+        description="Change the max concurrency or the agent model of RUN. A running RUN (in any process) applies "
+                    "them at once: raising the concurrency admits asks waiting for a slot immediately, a new model "
+                    "is used for asks started afterwards (ports with a default model, e.g. anthropic). For a RUN "
+                    "that is not running they are recorded: `dwfc resume` and `dwfc amend` use them.")
+    configure.set_defaults(handler=cmd_set)
 
     stopping = own_options()
     stopping.add_argument("run", metavar="RUN")
@@ -265,6 +282,39 @@ def cmd_cancel(args) -> int:
             journal.close()
 
 
+# ---------------------------------------------------------------- set
+
+
+def cmd_set(args) -> int:
+    import anyio  # deferred: start-up
+
+    from dwf.runtime.host.configure import LIVE_CAPS, ConfigureError, configure_run  # deferred: start-up
+
+    changes = changed_caps(args)
+    if not changes:
+        raise UsageError("nothing to change: give --max-concurrency N or --model M")
+    journal, control = _open(args)
+    try:
+        row = _resolve(journal, args.run)
+        try:
+            current = anyio.run(lambda: configure_run(journal, row, changes, control_dir=control))
+        except ConfigureError as error:
+            raise UsageError(str(error)) from None
+    finally:
+        if journal is not None:
+            journal.close()
+    caps = current.caps or {}
+    shown = ", ".join(f"{name.replace('_', ' ')} {caps.get(name) or 'default'}" for name in LIVE_CAPS)
+    if current.status == "running":
+        applied = all(caps.get(name) == value for name, value in changes.items())
+        verb = "runs with" if applied else "was asked to use (its process has not applied it yet)"
+        print(f"dwfc: run {row.id} {verb} {shown}", file=sys.stderr)
+    else:
+        print(f"dwfc: run {row.id} is {run_views.status_text(current)}; its resume or amend uses {shown}",
+              file=sys.stderr)
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------- resume
 
 
@@ -282,21 +332,22 @@ def cmd_resume(args) -> int:
     if prepared.program is None:
         raise UsageError(f"run {row.id} cannot be resumed: its script no longer compiles with this dwf; amend it instead")
     problems = []
-    port = session.open_port(problems)
+    model = session.resume_model(row)
+    port = session.open_port(problems, model=model)
     if problems:
         return report_usage_problems(problems)
     progress = make_progress(args.progress)
-    outcome = _execute_resume(session, prepared, port, progress, args)
+    outcome = _execute_resume(session, prepared, port, progress, args, model)
     if isinstance(outcome, list):
         return report_usage_problems(outcome)
     progress.finish(outcome)
     return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
 
 
-def _execute_resume(session, prepared, port, progress, args):
+def _execute_resume(session, prepared, port, progress, args, model):
     """Resume to settlement through the workspace session; the RunOutcome, or the refusal problems."""
     return settle(session, progress, lambda engine: session.start(
-        engine, prepared, port, questions=_questions(session, progress, args), listeners=[progress]))
+        engine, prepared, port, questions=_questions(session, progress, args), listeners=[progress], model=model))
 
 
 def _questions(session, progress, args):
@@ -321,8 +372,10 @@ def cmd_amend(args) -> int:
         data = path.read_bytes()
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    session = WorkspaceSession(root, agent=args.agent, model=getattr(args, "model", None),
-                               actor_tools=getattr(args, "actor_tools", None), ceilings=ceilings_of(args))
+    session = WorkspaceSession(root, agent=args.agent, actor_tools=getattr(args, "actor_tools", None),
+                               ceilings=ceilings_of(args))
+    caps = session.amend_caps(row, changed_caps(args))
+    session.model = caps["model"]  # the new run's port and row use the inherited model
     prepared = session.prepare(data, str(path), dict(row.args or {}))  # the run's args are kept
     if prepared.program is None:
         sys.stderr.write(render.render_full(prepared.compiled))
@@ -337,15 +390,15 @@ def cmd_amend(args) -> int:
     if not args.yes and not confirm("Amend this run?", "pass --yes to approve"):
         return EXIT_USAGE
     progress = make_progress(args.progress)
-    outcome = _execute_amend(session, row, prepared, port, progress, args)
+    outcome = _execute_amend(session, row, prepared, port, progress, args, caps)
     if isinstance(outcome, list):
         return report_usage_problems(outcome)
     progress.finish(outcome)
     return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
 
 
-def _execute_amend(session, row, prepared, port, progress, args):
+def _execute_amend(session, row, prepared, port, progress, args, caps):
     """Amend to settlement through the workspace session; the RunOutcome, or the refusal problems.
     The saved workflows the new script calls are pinned with the new run."""
     return settle(session, progress, lambda engine: session.amend(
-        engine, row, prepared, port, questions=_questions(session, progress, args), listeners=[progress]))
+        engine, row, prepared, port, questions=_questions(session, progress, args), listeners=[progress], caps=caps))

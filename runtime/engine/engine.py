@@ -108,8 +108,23 @@ def _caps(request: StartRequest, prepared: PreparedRun) -> Caps:
     return caps
 
 
+def run_caps(request: StartRequest, stored: RunRow | None, max_concurrency: int, max_agents: int,
+             budget: int | None) -> dict:
+    """The caps a run records: the resolved ones, the model its agent port uses, and `given`, the
+    caps its caller chose (not meta's or the defaults), which an amend inherits."""
+    previous = (stored.caps or {}) if stored is not None else {}
+    given = {*previous.get("given", ()), *(name for name in ("max_concurrency", "budget")
+                                            if getattr(request, name) is not None)}
+    caps = {"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": budget, "given": sorted(given)}
+    model = request.model or previous.get("model")
+    if model:
+        caps["model"] = model
+    return caps
+
+
 class Run:
-    """Run: one started run (module docstring): `result`, `cancel`, `dispose`, `set_max_concurrency`."""
+    """Run: one started run (module docstring): `result`, `cancel`, `dispose`, `set_max_concurrency`,
+    `set_model`, `change_caps`."""
 
     def __init__(self, request: StartRequest, prepared: PreparedRun, control_dir: Path | None, *,
                  spawn: Callable[..., Any]):
@@ -144,7 +159,7 @@ class Run:
                             committer=self.committer, limits=request.limits,
                             max_concurrency=resolved.max_concurrency, max_agents=resolved.max_agents,
                             budget=resolved.budget, usage=usage, replay=replay, cache=cache)
-        caps = resolved.to_json()
+        caps = run_caps(request, stored, resolved.max_concurrency, resolved.max_agents, resolved.budget)
         try:
             if control_dir is None:
                 replay.update(self._claim(stored, caps))
@@ -214,10 +229,37 @@ class Run:
         if self.settled.is_set() or value == previous:
             return False
         host.limiter.total_tokens = value
-        self.journal.update_run(self.id, caps={"max_concurrency": value, "max_agents": host.max_agents,
-                                               "budget": host.budget_limit})
+        row = self.journal.get_run(self.id)
+        stored = (row.caps or {}) if row is not None else {}
+        given = sorted({*stored.get("given", ()), "max_concurrency"})
+        self.journal.update_run(self.id, caps={**stored, "max_concurrency": value, "max_agents": host.max_agents,
+                                               "budget": host.budget_limit, "given": given})
         self.events.emit("run-caps-changed", caps={"max_concurrency": value}, previous={"max_concurrency": previous})
         return True
+
+    def set_model(self, model: str | None) -> bool:
+        """Record `model` as the run's agent model (an amend or resume keeps it); an agent port
+        with a `model` attribute (the Anthropic port) uses it for the asks started from now on.
+        False when nothing changed."""
+        row = self.journal.get_run(self.id)
+        caps = dict(row.caps or {}) if row is not None else {}
+        if self.settled.is_set() or not model or caps.get("model") == model:
+            return False
+        previous = caps.get("model")
+        if hasattr(self.request.agent_port, "model"):
+            self.request.agent_port.model = model
+        self.journal.update_run(self.id, caps={**caps, "model": model})
+        self.events.emit("run-caps-changed", caps={"model": model}, previous={"model": previous})
+        return True
+
+    def change_caps(self, changes: dict) -> None:
+        """Apply a caps request ({max_concurrency?, model?}) to the live run; bad values are ignored
+        (the requesting side validated them)."""
+        value = changes.get("max_concurrency")
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            self.set_max_concurrency(value)
+        if isinstance(changes.get("model"), str):
+            self.set_model(changes["model"])
 
     # ------------------------------------------------------------ lifecycle
 
@@ -262,12 +304,16 @@ class Run:
             self._scope.cancel()
 
     async def _watch_cancel_requests(self) -> None:
-        """`dwfc cancel` from another process writes a request file; stop the run as `user`."""
+        """`dwfc cancel` (or CancelWorkflowRun) from another process writes a request file: stop
+        the run with its reason; `dwfc set` writes a caps request: apply it."""
         while not self.settled.is_set():
             with anyio.move_on_after(control.CANCEL_POLL_S):
                 await self.settled.wait()
             if self.settled.is_set():
                 return
+            changes = control.take_caps_request(self.control_dir, self.id)
+            if changes:
+                self.change_caps(changes)
             if control.cancel_requested(self.control_dir, self.id):
                 self.cancel(control.cancel_reason(self.control_dir, self.id))
                 return

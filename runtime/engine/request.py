@@ -53,6 +53,9 @@ class StartRequest:
     max_agents: int | None = None
     budget: int | None = None
     ceilings: Ceilings = field(default_factory=Ceilings)  # the host's: every cap is clamped to them
+    # The agent port's default model, recorded in the run's caps so an amend or `dwfc set` keeps
+    # it (the caller opened `agent_port` with it; the engine does not read it otherwise).
+    model: str | None = None
     limits: Limits = field(default_factory=Limits)
     listeners: list[Listener] = field(default_factory=list)
     approved_commands: frozenset[str] | None = None  # None: the script's own command set is approved

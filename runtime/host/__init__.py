@@ -4,7 +4,9 @@ engine. It imports the engine, the journal and the ports; never the tool layer o
 - `session.py`: `WorkspaceSession`, the one assembly of a run over a workspace (journal,
   world, artifacts, question port, prepare/start/resume/amend through one `Engine`).
 - `approval.py`: the approval screens (`plan_summary`, `caps_lines`, `amend_summary`, `render_plan_text`, ...).
-- `amend.py`: `amend`, a new run of an edited script that imports its predecessor's work.
+- `amend.py`: `amend`, a new run of an edited script that imports its predecessor's work;
+  `cancel_run`, stopping a live run here or in another process.
+- `configure.py`: `configure_run`, a run's concurrency and model changed live or recorded.
 - `run_views.py`: the read models of runs (`resolve_run`, `run_summary`, `snapshot`, ...).
 - `saved.py`: saved workflows (`.dwf/workflows/`, `$DWF_HOME/workflows/`) and `resolve_called`.
 - `drafts.py`: drafts, the inline scripts a host agent submits (`.dwf/drafts/`).
@@ -21,7 +23,8 @@ _HOMES = {
     "plan_summary": "approval", "amend_summary": "approval", "render_plan_text": "approval",
     "plan_with_called": "approval", "called_section": "approval", "called_entries": "approval",
     "caps_lines": "approval",
-    "amend": "amend", "supersede": "amend",
+    "amend": "amend", "supersede": "amend", "cancel_run": "amend", "inherited_caps": "amend",
+    "configure_run": "configure", "ConfigureError": "configure",
     "RunLookupError": "run_views", "resolve_run": "run_views", "run_summary": "run_views", "snapshot": "run_views",
     "status_text": "run_views", "format_duration": "run_views",
     "SavedWorkflow": "saved", "SavedWorkflowError": "saved", "resolve_called": "saved", "save_workflow": "saved",

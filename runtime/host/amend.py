@@ -1,5 +1,6 @@
 """This module implements amend (RUNTIME §5.2): start a new run of an edited script that imports
-the finished work of its predecessor.
+the finished work of its predecessor; and `cancel_run`, stopping a live run in this process or
+another (CancelWorkflowRun, and amend's supersede).
 
 `amend(engine, run_id, new_script, journal=..., agent_port=..., ...)` validates the new script,
 stops the predecessor as `stopped(superseded)` when it is live (in this engine: cancelled and
@@ -28,6 +29,18 @@ from dwf.runtime.journal.store import JournalStore, RunRow
 from dwf.runtime.ports.protocols import AgentPort
 
 SUPERSEDE_WAIT_S = 10.0
+INHERITED_CAPS = ("max_concurrency", "budget", "model")
+
+
+def inherited_caps(predecessor: RunRow, given: dict) -> dict:
+    """The caps of an amend's new run: those in `given` (an explicit None clears one: the script's
+    meta or the default applies), else the ones the predecessor's caller chose (its caps' `given`;
+    a row from before `given` was recorded: its budget and concurrency) and the model it ran with."""
+    stored = predecessor.caps or {}
+    chosen = stored.get("given", ("max_concurrency", "budget"))
+    caps = {name: stored.get(name) for name in INHERITED_CAPS if name in chosen or name == "model"}
+    caps.update((name, value) for name, value in given.items() if name in INHERITED_CAPS)
+    return caps
 
 
 def _find(journal: JournalStore, reference: str) -> RunRow | None:
@@ -37,24 +50,34 @@ def _find(journal: JournalStore, reference: str) -> RunRow | None:
         return None
 
 
-async def supersede(journal: JournalStore, predecessor: RunRow, new_id: str, *, engine: Engine | None = None,
-                    control_dir: Path | None = None, wait_s: float = SUPERSEDE_WAIT_S) -> RunRow:
-    """Stop `predecessor` as `stopped(superseded)` if it is live and set its `superseded_by`."""
-    live = engine.runs.get(predecessor.id) if engine is not None else None
+async def cancel_run(journal: JournalStore, row: RunRow, *, reason: str, engine: Engine | None = None,
+                     control_dir: Path | None = None, wait_s: float = SUPERSEDE_WAIT_S) -> RunRow:
+    """Stop the live run `row` as `stopped(reason)`: cancelled and awaited when it runs in
+    `engine`, else a cancel request to its owner process and the journal polled for up to
+    `wait_s` seconds. Returns its row as it is then (still `running` if it did not settle)."""
+    live = engine.runs.get(row.id) if engine is not None else None
     if live is not None and not live.settled.is_set():
-        live.cancel("superseded")
+        live.cancel(reason)
         with anyio.move_on_after(live.request.grace_period_s + 2):
             await live.settled.wait()
-    current = journal.get_run(predecessor.id) or predecessor
+    current = journal.get_run(row.id) or row
     if current.status == "running" and control_dir is not None \
             and control.owner_alive(control.read_owner(control_dir, current.id)):
-        control.request_cancel(control_dir, current.id, reason="superseded")
+        control.request_cancel(control_dir, current.id, reason=reason)
         with anyio.move_on_after(wait_s):
             while True:
-                current = journal.get_run(predecessor.id) or current
+                current = journal.get_run(row.id) or current
                 if current.status != "running":
                     break
                 await anyio.sleep(0.05)
+    return current
+
+
+async def supersede(journal: JournalStore, predecessor: RunRow, new_id: str, *, engine: Engine | None = None,
+                    control_dir: Path | None = None, wait_s: float = SUPERSEDE_WAIT_S) -> RunRow:
+    """Stop `predecessor` as `stopped(superseded)` if it is live and set its `superseded_by`."""
+    current = await cancel_run(journal, predecessor, reason="superseded", engine=engine, control_dir=control_dir,
+                               wait_s=wait_s)
     with control.claim_lock(control_dir) if control_dir is not None else contextlib.nullcontext():
         # under the lock, so a concurrent resume cannot claim the run between our read and write
         return _mark_superseded(journal, journal.get_run(predecessor.id) or current, new_id, control_dir)
@@ -88,7 +111,8 @@ async def amend(engine: Engine, run_id: str, new_script: str | PreparedRun, *, j
 
     `new_script` is the edited script's text, or the `PreparedRun` a front end prepared (with
     the predecessor's args, or those it was given) and showed for approval. `fields` are the
-    other `StartRequest` fields (ports, caps, listeners, `workflows`, `approved_commands`).
+    other `StartRequest` fields (ports, caps, listeners, `workflows`, `approved_commands`); the
+    caps not among them are the predecessor's (`inherited_caps`).
 
     Raises `StartError` (predecessor untouched) when the run is unknown or the new script does
     not compile or does not accept the arguments (the predecessor's, unless `args` is given). If
@@ -106,6 +130,7 @@ async def amend(engine: Engine, run_id: str, new_script: str | PreparedRun, *, j
         raise StartError(prepared.argument_problems or prepared.problems,
                          prepared.compiled.diagnostics if prepared.compiled else None)
     new_id = new_id or f"dwfrun-{uuid.uuid4().hex}"
+    fields.update(inherited_caps(predecessor, {name: fields.pop(name) for name in INHERITED_CAPS if name in fields}))
     request = StartRequest(agent_port=agent_port, prepared=prepared, journal=journal, run_id=new_id,
                            control_dir=control_dir, resumed_from=predecessor.id, **fields)
     stopped = await supersede(journal, predecessor, new_id, engine=engine, control_dir=control_dir_of(request),

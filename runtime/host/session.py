@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 
 from dwf.runtime.engine import Ceilings, Engine, PreparedRun, Run, StartRequest, prepare, prepare_resume
 from dwf.runtime.engine.events import Listener
-from dwf.runtime.host.amend import amend
+from dwf.runtime.host.amend import amend, inherited_caps
 from dwf.runtime.host.saved import resolve_called
 from dwf.runtime.journal import control
 from dwf.runtime.journal.sqlite import SqliteJournal
@@ -105,20 +105,35 @@ class WorkspaceSession:
         """Prepare the resume of the stopped run `row` (see `engine.prepare_resume`)."""
         return prepare_resume(row, f"<run {row.id}>")
 
-    def open_port(self, problems: list[str]) -> AgentPort | None:
-        """A fresh agent port of the session's agent spec, or None with the reasons in `problems`."""
-        return open_agent_port(self.agent, self.root, model=self.model, actor_tools=self.actor_tools,
+    def open_port(self, problems: list[str], *, model: str | None = None) -> AgentPort | None:
+        """A fresh agent port of the session's agent spec (with `model`, else the session's), or
+        None with the reasons in `problems`."""
+        return open_agent_port(self.agent, self.root, model=model or self.model, actor_tools=self.actor_tools,
                                problems=problems)
+
+    def resume_model(self, row: RunRow) -> str | None:
+        """The model a resume of `row` runs with: the one it ran with (or `dwfc set` recorded), else
+        the session's."""
+        return (row.caps or {}).get("model") or self.model
+
+    def amend_caps(self, row: RunRow, given: dict) -> dict:
+        """The caps and model an amend of `row` runs with (`host/amend.inherited_caps`); without
+        one, the model is the session's."""
+        caps = inherited_caps(row, given)
+        caps["model"] = caps.get("model") or self.model
+        return caps
 
     # ------------------------------------------------------------ starting
 
     def request(self, prepared: PreparedRun, port: AgentPort, run_id: str, *, questions: QuestionsFor | None = None,
                 listeners: list[Listener] | None = None, max_concurrency: int | None = None,
-                budget: int | None = None) -> StartRequest:
-        """The start request of a prepared run: the world may run exactly its approved commands."""
+                budget: int | None = None, model: str | None = None) -> StartRequest:
+        """The start request of a prepared run (`model`: the one its port was opened with, else
+        the session's): the world may run exactly its approved commands."""
         return StartRequest(agent_port=port, prepared=prepared, journal=self.journal, run_id=run_id,
                             control_dir=self.control, listeners=list(listeners or []), max_concurrency=max_concurrency,
-                            budget=budget, ceilings=self.ceilings, **self._ports(prepared, run_id, questions))
+                            budget=budget, ceilings=self.ceilings, model=model or self.model,
+                            **self._ports(prepared, run_id, questions))
 
     def start(self, engine: Engine, prepared: PreparedRun, port: AgentPort, *, run_id: str | None = None,
               **options) -> Run:
@@ -128,11 +143,14 @@ class WorkspaceSession:
         return engine.start(self.request(prepared, port, run_id, **options))
 
     async def amend(self, engine: Engine, row: RunRow, prepared: PreparedRun, port: AgentPort, *,
-                    questions: QuestionsFor | None = None, listeners: list[Listener] | None = None) -> Run:
-        """Amend run `row` with a prepared script (see `host/amend.py`). Raises `StartError`."""
+                    questions: QuestionsFor | None = None, listeners: list[Listener] | None = None,
+                    caps: dict | None = None) -> Run:
+        """Amend run `row` with a prepared script (see `host/amend.py`); `caps` are those of
+        `amend_caps` (the port was opened with its model). Raises `StartError`."""
         new_id = new_run_id()
+        caps = self.amend_caps(row, {}) if caps is None else caps
         return await amend(engine, row.id, prepared, journal=self.journal, agent_port=port, control_dir=self.control,
-                           listeners=list(listeners or []), new_id=new_id, ceilings=self.ceilings,
+                           listeners=list(listeners or []), new_id=new_id, ceilings=self.ceilings, **caps,
                            **self._ports(prepared, new_id, questions))
 
     def _ports(self, prepared: PreparedRun, run_id: str, questions: QuestionsFor | None) -> dict:

@@ -12,8 +12,13 @@ process, another process under that pid, a zombie, another boot) is marked
 `stopped(interrupted)`. An owner on another host cannot be checked and is left alone.
 
 A cancel request is the file `<run id>.cancel` = {reason, by_pid}; the owning process polls for
-it (`CANCEL_POLL_S`) and stops the run as `stopped(reason)` (`user`, or `superseded` when the run
-is amended, see `host/amend.py`).
+it (`CANCEL_POLL_S`) and stops the run as `stopped(reason)` (`user`; `model` when a host's model
+asked, CancelWorkflowRun; or `superseded` when the run is amended, see `host/amend.py`).
+
+A caps request (`dwfc set`, AmendWorkflow without a script) is the file `<run id>.caps.json` =
+{max_concurrency?, model?}; the owning process polls for it with the cancel requests and applies
+it to the live run (`take_caps_request` reads and removes it; requests written before it is taken
+merge).
 
 Claiming a run (a start or a resume writing its owner record and setting the row `running`),
 reconciling, and marking a dead owner's run superseded all hold `claim_lock` (an advisory
@@ -37,6 +42,7 @@ from dwf.runtime.journal.store import JournalStore, RunRow
 from dwf.runtime.statedir import write_atomic
 
 CANCEL_POLL_S = 0.2
+CANCEL_REASONS = ("user", "model", "superseded")  # the stop reasons a cancel request may carry
 
 
 # ---------------------------------------------------------------------------- paths
@@ -48,6 +54,10 @@ def _owner_path(control: Path, run_id: str) -> Path:
 
 def _cancel_path(control: Path, run_id: str) -> Path:
     return Path(control) / f"{run_id}.cancel"
+
+
+def _caps_path(control: Path, run_id: str) -> Path:
+    return Path(control) / f"{run_id}.caps.json"
 
 
 # ---------------------------------------------------------------------------- liveness
@@ -137,7 +147,7 @@ def read_owner(control: Path, run_id: str) -> dict | None:
 
 def release(control: Path, run_id: str) -> None:
     """The run settled in its own process: forget its owner record and any cancel request."""
-    for path in (_owner_path(control, run_id), _cancel_path(control, run_id)):
+    for path in (_owner_path(control, run_id), _cancel_path(control, run_id), _caps_path(control, run_id)):
         try:
             path.unlink()
         except OSError:
@@ -145,7 +155,7 @@ def release(control: Path, run_id: str) -> None:
 
 
 def request_cancel(control: Path, run_id: str, reason: str = "user") -> None:
-    """Ask the owning process to stop the run as `stopped(reason)` (`user`, or `superseded` by amend)."""
+    """Ask the owning process to stop the run as `stopped(reason)`, one of `CANCEL_REASONS`."""
     write_atomic(_cancel_path(control, run_id), json.dumps({"reason": reason, "by_pid": os.getpid()}))
 
 
@@ -156,7 +166,7 @@ def cancel_reason(control: Path, run_id: str) -> str:
     except (OSError, ValueError):
         return "user"
     reason = data.get("reason") if isinstance(data, dict) else None
-    return reason if reason in ("user", "superseded") else "user"
+    return reason if reason in CANCEL_REASONS else "user"
 
 
 def cancel_requested(control: Path, run_id: str) -> bool:
@@ -170,6 +180,33 @@ def clear_cancel(control: Path, run_id: str) -> None:
         _cancel_path(control, run_id).unlink()
     except OSError:
         pass
+
+
+def request_caps(control: Path, run_id: str, changes: dict) -> None:
+    """Ask the owning process to change the live run's caps (`max_concurrency`, `model`)."""
+    pending = _read_json(_caps_path(control, run_id))
+    write_atomic(_caps_path(control, run_id), json.dumps({**(pending if isinstance(pending, dict) else {}),
+                                                          **changes}))
+
+
+def take_caps_request(control: Path, run_id: str) -> dict | None:
+    """The pending caps request of `run_id`, removed (None when there is none)."""
+    path = _caps_path(control, run_id)
+    taken = path.with_name(path.name + ".taken")
+    try:
+        path.rename(taken)  # a request written from now on is a new one
+    except OSError:
+        return None
+    changes = _read_json(taken)
+    taken.unlink(missing_ok=True)
+    return changes if isinstance(changes, dict) else None
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def reconcile(journal: JournalStore, control: Path) -> list[str]:

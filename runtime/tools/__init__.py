@@ -1,7 +1,7 @@
 """The host-agent tool layer (TOOLS §3) and its MCP front end, above the host services. It
 imports the host, the engine and the ports; never the command line.
 
-- `layer.py`: `ToolLayer`, which answers the ten tools over one workspace (through
+- `layer.py`: `ToolLayer`, which answers the eleven tools over one workspace (through
   `host.session.WorkspaceSession`), and `result_text`.
 - `definitions.py`: the tool definitions as data (`ToolDefinition`, with `approval` and
   `read_only`), approval requests and input validation.

@@ -1,4 +1,4 @@
-"""This module defines what the tool layer (TOOLS §3) offers a host agent, as data: the ten tool
+"""This module defines what the tool layer (TOOLS §3) offers a host agent, as data: the eleven tool
 definitions (name, a description written for a model, a JSON Schema for the input, and whether
 a call needs a person's approval), the approval request a host shows a person, and input
 validation with `jsonschema`.
@@ -79,6 +79,17 @@ _PATH = {"type": "string", "minLength": 1,
                         "after fixing it in place."}
 _ARGS = {"type": "object", "description": "Run arguments, checked against the script's meta[\"args\"]."}
 
+# The caps an amend may change; left out, the predecessor's are kept, and null clears one.
+_AMEND_CAPS = {
+    "max_concurrency": {"type": ["integer", "null"], "minimum": 1, "maximum": 256,
+                        "description": "Asks in flight at once (default: the predecessor's; null: the script's, "
+                                       "else the host's)."},
+    "budget": {"type": ["integer", "null"], "minimum": 0,
+               "description": "Output-token budget (default: the predecessor's; null: no budget)."},
+    "model": {"type": ["string", "null"], "minLength": 1,
+              "description": "The agent port's default model (default: the predecessor's; null: the host's); "
+                             "ListModels lists them."}}
+
 # One sentence naming the full guide (docs/language.md), which `dwfc mcp` serves as a resource and a prompt.
 _GUIDE = ("Before writing a script, read the language guide: the MCP resource dwf://guide/language (or prompt "
           "write-workflow), or `dwfc guide`. ")
@@ -100,7 +111,7 @@ def _object(properties: dict, required: tuple[str, ...] = ()) -> dict:
     return schema
 
 
-# ---------------------------------------------------------------------------- the ten tools
+# ---------------------------------------------------------------------------- the eleven tools
 
 DEFINITIONS: tuple[ToolDefinition, ...] = (
     ToolDefinition(
@@ -130,13 +141,15 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "Start an edited script as the successor of an existing run (any state; a live run is stopped as "
         "superseded). Named actors whose persona is unchanged import their finished asks in order at zero "
         "token cost, until the first changed ask or the first side effect, so fixing a late step does not "
-        "redo early work. Give `run` and exactly one of `script` or `path`; the predecessor's args are kept "
-        "unless you pass `args`. Compile errors are returned like CreateWorkflow's and nothing changes. A "
+        "redo early work. Give `run` and exactly one of `script` or `path`; the predecessor's args, "
+        "max_concurrency, budget and model are kept unless you pass them (null clears a cap). Without `script` "
+        "and `path` it changes a running run's max_concurrency or model at once (same run id), or re-runs a "
+        "finished or stopped run's own script with the changed caps. Compile errors are returned like CreateWorkflow's and nothing changes. A "
         "person approves the new plan, except for runs you started in this session that a user did not stop, "
         "when the new script runs no command the old one was not approved for. Use it to fix or change a run "
         "rather than starting over; do not amend a run the user stopped unless they ask. Returns {run_id (the "
         "new run), amended_from, status: \"backgrounded\"}.",
-        _object({"run": _RUN, "script": _SCRIPT, "path": _PATH, "args": _ARGS}, ("run",)),
+        _object({"run": _RUN, "script": _SCRIPT, "path": _PATH, "args": _ARGS, **_AMEND_CAPS}, ("run",)),
         "conditional"),
     ToolDefinition(
         "EvalWorkflowSnippet",
@@ -200,6 +213,18 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "caps it was approved with. Do not resume a run the user stopped unless they ask. Returns {run_id, "
         "status: \"backgrounded\"}.",
         _object({"run": _RUN}, ("run",)),
+        "never"),
+    ToolDefinition(
+        "CancelWorkflowRun",
+        "Stop a running run, as `stopped(model)`: in-flight asks and commands are cancelled, the finished work "
+        "stays journaled, and the run can later be resumed (ResumeWorkflowRun) or amended (AmendWorkflow). Use "
+        "it when the run is no longer wanted or is going wrong; it works on runs started by any process in this "
+        "workspace. Waits up to `wait_s` seconds for the run to settle and returns {run_id, status, "
+        "stop_reason}.",
+        _object({"run": _RUN,
+                 "wait_s": {"type": "number", "minimum": 0, "maximum": 60, "default": 10,
+                            "description": "How long to wait for the run to settle (0: do not wait)."}},
+                ("run",)),
         "never"),
     ToolDefinition(
         "ResolveWorkflowQuestion",

@@ -1,5 +1,5 @@
 """This module defines the tool layer for host agents (TOOLS §3): `ToolLayer`, which answers
-the ten tools of `tools/definitions.py` over one workspace, and `result_text`, the text a host
+the eleven tools of `tools/definitions.py` over one workspace, and `result_text`, the text a host
 shows a model for a result.
 
     async with ToolLayer(workspace, agent="anthropic", approver=ask_the_user) as tools:
@@ -42,6 +42,8 @@ from typing import Any
 from dwf.compiler.plan.text import render_text
 
 from dwf.runtime.engine import Ceilings, Engine, PreparedRun, StartError, prepare
+from dwf.runtime.host.amend import INHERITED_CAPS, cancel_run
+from dwf.runtime.host.configure import LIVE_CAPS, ConfigureError, configure_run
 from dwf.runtime.host.approval import called_entries, plan_summary, prepared_plan
 from dwf.runtime.host.drafts import DraftError, write_draft
 from dwf.runtime.host.run_views import RunLookupError, resolve_run, run_summary, snapshot, status_text
@@ -92,7 +94,7 @@ def result_text(result: dict) -> str:
 
 
 class ToolLayer:
-    """The ten tools over one workspace, with an engine for background runs (module docstring)."""
+    """The eleven tools over one workspace, with an engine for background runs (module docstring)."""
 
     def __init__(self, workspace: str | Path, *, agent: str | None = None, model: str | None = None,
                  actor_tools: str | None = None, approver: Approver | None = None,
@@ -114,7 +116,7 @@ class ToolLayer:
             "EvalWorkflowSnippet": self._eval_workflow_snippet, "SaveWorkflow": self._save_workflow,
             "ListSavedWorkflows": self._list_saved_workflows, "ListWorkflowRuns": self._list_workflow_runs,
             "GetWorkflowRun": self._get_workflow_run, "ResumeWorkflowRun": self._resume_workflow_run,
-            "ResolveWorkflowQuestion": self._resolve_workflow_question, "ListModels": self._list_models}
+            "CancelWorkflowRun": self._cancel_workflow_run, "ResolveWorkflowQuestion": self._resolve_workflow_question, "ListModels": self._list_models}
         assert tuple(self._handlers) == TOOL_NAMES
 
     # ------------------------------------------------------------ lifecycle
@@ -204,6 +206,8 @@ class ToolLayer:
 
     async def _amend_workflow(self, arguments: dict, approver: Approver | None) -> dict:
         row = self._resolve(arguments["run"])
+        if "script" not in arguments and "path" not in arguments:
+            return await self._configure_run(row, arguments, approver)
         source = self._source(arguments, ("script", "path"))
         given = arguments.get("args")
         prepared = self._prepare(source, dict(row.args or {}) if given is None else given,
@@ -215,18 +219,19 @@ class ToolLayer:
         if prepared.problems:
             problems = self._hints(prepared.problems)
             raise _Refusal("the run was not amended: " + "; ".join(problems) + ".", problems=problems)
+        caps = self.session.amend_caps(row, {name: arguments[name] for name in INHERITED_CAPS if name in arguments})
         user_stopped = row.status == "stopped" and row.stop_reason == "user"
         within_approved = prepared.commands <= self._approved_commands.get(row.id, frozenset())
         if not (row.id in self.own_runs and not user_stopped and within_approved):
             live = " It is running: it will be stopped as superseded." if row.status == "running" else ""
-            request = self._run_approval("AmendWorkflow", source, prepared, {},
+            request = self._run_approval("AmendWorkflow", source, prepared, caps,
                                          summary=f"Amend run {row.id} ({status_text(row)}) with `{prepared.name}`",
                                          preface=f"Amend run {row.id} ({status_text(row)}).{live}")
             if not await self._approve(approver, request):
                 return _not_approved("the run was not amended")
-        port = self._port()
+        port = self._port(model=caps["model"])
         try:
-            run = await self.session.amend(self._engine, row, prepared, port)
+            run = await self.session.amend(self._engine, row, prepared, port, caps=caps)
         except StartError as error:
             await port.close()
             raise _Refusal("the run was not amended: " + "; ".join(error.problems)) from None
@@ -234,6 +239,32 @@ class ToolLayer:
         return {"ok": True, "run_id": run.id, "amended_from": row.id, "status": "backgrounded",
                 "path": source.path, **({"draft": str(source.draft)} if source.draft else {}),
                 "message": "The amended run started in the background; follow it with GetWorkflowRun."}
+
+    async def _configure_run(self, row, arguments: dict, approver: Approver | None) -> dict:
+        """AmendWorkflow without a script: a live run's concurrency and model change at once; a run
+        that is not running is amended with its own script and the changed caps."""
+        if row.status != "running":
+            if row.script is None:
+                raise _Refusal(f"run {row.id} has no stored script to run again; give `script` or `path`")
+            return await self._amend_workflow({**arguments, "script": row.script}, approver)
+        changes = {name: arguments[name] for name in INHERITED_CAPS if name in arguments}
+        if "budget" in changes:
+            raise _Refusal(f"run {row.id} is running: its budget cannot change while it runs; only "
+                           "max_concurrency and model can (or give `script` to amend it)")
+        if row.id not in self.own_runs:
+            summary = f"Change run {row.id} ({status_text(row)}): " + ", ".join(f"{k} {v}" for k, v in changes.items())
+            if not await self._approve(approver, ApprovalRequest("AmendWorkflow", summary, summary,
+                                                                 {"run": row.id, **changes})):
+                return _not_approved("the run was not changed")
+        try:
+            current = await configure_run(self.journal, row, changes, engine=self._engine,
+                                          control_dir=self.session.control)
+        except ConfigureError as error:
+            raise _Refusal(f"{error}. Nothing changed.") from None
+        caps = {name: (current.caps or {}).get(name) for name in LIVE_CAPS}
+        return {"ok": True, "run_id": row.id, "status": current.status, "caps": caps,
+                "message": "The running run uses the new caps from now on (raised concurrency admits waiting asks "
+                           "at once)."}
 
     # EvalWorkflowSnippet --------------------------------------------------------------------
 
@@ -314,9 +345,21 @@ class ToolLayer:
         if prepared.program is None:
             raise _Refusal(f"run {row.id} cannot be resumed: its script no longer compiles with this dwf; "
                            "amend it instead (AmendWorkflow)")
-        run = await self._start(prepared)
+        run = await self._start(prepared, model=self.session.resume_model(row))
         return {"ok": True, "run_id": run.id, "status": "backgrounded", "resumed": True,
                 "message": "The run continues in the background; follow it with GetWorkflowRun."}
+
+    async def _cancel_workflow_run(self, arguments: dict, approver: Approver | None) -> dict:
+        row = self._resolve(arguments["run"])
+        if row.status != "running":
+            raise _Refusal(f"run {row.id} is not running (it is {status_text(row)}); nothing to cancel")
+        current = await cancel_run(self.journal, row, engine=self._engine, control_dir=self.session.control,
+                                   reason="model", wait_s=arguments.get("wait_s", 10))
+        if current.status == "running":
+            return {"ok": True, "run_id": row.id, "status": "running", "stop_reason": None,
+                    "message": "Asked the run to stop; it has not settled yet (GetWorkflowRun tells when it has)."}
+        return {"ok": True, "run_id": row.id, "status": current.status, "stop_reason": current.stop_reason,
+                "message": f"The run is {status_text(current)}."}
 
     async def _resolve_workflow_question(self, arguments: dict, approver: Approver | None) -> dict:
         try:
@@ -405,9 +448,9 @@ class ToolLayer:
                                       "create the ToolLayer with approver=...")
         return bool(await approver(request))
 
-    def _load_port(self):
+    def _load_port(self, model: str | None = None):
         problems: list[str] = []
-        port = self.session.open_port(problems)
+        port = self.session.open_port(problems, model=model)
         if port is None:
             raise ToolLayerError("; ".join(problems) or f"cannot load the agent port {self.agent!r}")
         return port
@@ -417,21 +460,23 @@ class ToolLayer:
             raise _Refusal("this host has no agent port, so no workflow can run; start it with an agent "
                            "(e.g. `dwfc mcp --agent anthropic`). Nothing ran.")
 
-    def _port(self):
+    def _port(self, model: str | None = None):
         self._require_agent()
         try:
-            return self._load_port()
+            return self._load_port(model)
         except ToolLayerError as error:
             raise _Refusal(str(error)) from None
 
-    async def _start(self, prepared: PreparedRun, *, max_concurrency: int | None = None, budget: int | None = None):
+    async def _start(self, prepared: PreparedRun, *, max_concurrency: int | None = None, budget: int | None = None,
+                     model: str | None = None):
         """Start (or resume) a background run of a prepared script: it may execute exactly its
         approved command set, and calls the saved workflows it was prepared with (a resume: the
         pinned ones)."""
-        port = self._port()
+        port = self._port(model)
         self._forget_settled()
         try:
-            run = self.session.start(self._engine, prepared, port, max_concurrency=max_concurrency, budget=budget)
+            run = self.session.start(self._engine, prepared, port, max_concurrency=max_concurrency, budget=budget,
+                                     model=model)
         except StartError as error:
             await port.close()
             verb = "resumed" if prepared.stored is not None else "started"

@@ -1,5 +1,5 @@
 """This module serves the tool layer (`tools/layer.py`, TOOLS §3) over MCP stdio (`dwfc mcp`), with the
-low-level `Server` of the `mcp` 2.x package: `tools/list` offers the ten tool definitions with
+low-level `Server` of the `mcp` 2.x package: `tools/list` offers the eleven tool definitions with
 their input schemas; `tools/call` runs `ToolLayer.call` and answers with the result as text
 (what `tools.result_text` renders) plus the same object as structured content, `isError` when
 the result says `ok: false`.

@@ -280,3 +280,67 @@ def test_amending_a_run_live_in_another_process_supersedes_it(workspace, tmp_pat
     assert (shown["superseded_by"], shown["resumable"]) == (new["run_id"], False)
     assert json.loads(dwfc("show", new["run_id"], "--json", cwd=workspace).stdout)["amended_from"] == old["run_id"]
     assert f"Superseded by: {new['run_id']}" in dwfc("show", old["run_id"], cwd=workspace).stdout
+
+
+def test_amend_keeps_the_caps_of_the_run_unless_given(workspace):
+    started = dwfc("run", "three.dwf.py", "--yes", "--agent", "scripted:fast.json", "--max-concurrency", "3",
+                   "--budget", "5000", "--model", "model-a", "--progress", "json", cwd=workspace)
+    assert started.returncode == 0, started.stderr
+    first = json.loads(started.stdout)["run_id"]
+    amended = dwfc("amend", first, "three.dwf.py", "--agent", "scripted:fast.json", "--yes", "--progress", "json",
+                   cwd=workspace)
+    assert amended.returncode == 0, amended.stderr
+    second = json.loads(amended.stdout)["run_id"]
+    caps = json.loads(dwfc("show", second, "--json", cwd=workspace).stdout)["caps"]
+    assert (caps["max_concurrency"], caps["budget"], caps["model"]) == (3, 5000, "model-a")
+    changed = dwfc("amend", second, "three.dwf.py", "--agent", "scripted:fast.json", "--yes", "--progress", "json",
+                   "--budget", "none", "--max-concurrency", "2", cwd=workspace)
+    assert changed.returncode == 0, changed.stderr
+    caps = json.loads(dwfc("show", json.loads(changed.stdout)["run_id"], "--json", cwd=workspace).stdout)["caps"]
+    assert (caps["max_concurrency"], caps["budget"], caps["model"]) == (2, None, "model-a")
+
+
+FANOUT = '''meta = {"name": "fanout", "description": "Four slow asks."}
+phase("Work")
+return await parallel(agent(f"w{i}").ask("go") for i in range(4))
+'''
+
+
+def test_set_raises_a_live_runs_concurrency_at_once_and_records_caps_for_a_resume(workspace, tmp_path):
+    (workspace / "fanout.dwf.py").write_text(FANOUT)
+    (workspace / "fanout.json").write_text(json.dumps({"rules": [{"actor": f"w{i}", "result": i, "delay_s": 10}
+                                                                 for i in range(4)]}))
+    log = tmp_path / "calls.log"
+    process = subprocess.Popen([str(DWFC), "run", "fanout.dwf.py", "--yes", "--agent", "scripted:fanout.json",
+                                "--max-concurrency", "1", "--progress", "json"], cwd=workspace,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env(log))
+    try:
+        deadline = time.monotonic() + 20
+        while not calls(log) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(calls(log)) == 1
+        changed = dwfc("set", "dwfrun", "--max-concurrency", "4", cwd=workspace)
+        assert changed.returncode == 0, changed.stderr
+        assert "runs with max concurrency 4" in changed.stderr
+        time.sleep(1.0)
+        assert len(calls(log)) == 4  # the waiting asks were admitted before the first one finished
+        refused = dwfc("set", "dwfrun", "--max-concurrency", "none", cwd=workspace)
+        assert refused.returncode == 2 and "not cleared while it runs" in refused.stderr
+        assert dwfc("cancel", "dwfrun", cwd=workspace).returncode == 0
+        out, err = process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    run_id = json.loads(out)["run_id"]
+    recorded = dwfc("set", run_id, "--max-concurrency", "2", "--model", "model-b", cwd=workspace)
+    assert recorded.returncode == 0 and "its resume or amend uses max concurrency 2, model model-b" in recorded.stderr
+    resumed = dwfc("resume", run_id, "--agent", "scripted:fast.json", "--progress", "stream-json", cwd=workspace)
+    assert resumed.returncode in (0, 1), resumed.stderr
+    events = [json.loads(line).get("event") or {} for line in resumed.stdout.splitlines()]
+    started = next(event for event in events if event.get("type") == "run-started")
+    assert started["caps"]["max_concurrency"] == 2
+    caps = json.loads(dwfc("show", run_id, "--json", cwd=workspace).stdout)["caps"]
+    assert (caps["max_concurrency"], caps["model"]) == (2, "model-b")
+    assert dwfc("set", run_id, cwd=workspace).returncode == 2

@@ -299,3 +299,20 @@ def test_a_signal_stops_the_server_and_interrupts_its_live_runs(workspace):
     shown = subprocess.run([str(Path(sys.executable).parent / "dwfc"), "show", run_id, "--json", "--workspace",
                             str(workspace)], capture_output=True, text=True, timeout=30)
     assert (json.loads(shown.stdout)["status"], json.loads(shown.stdout)["stop_reason"]) == ("stopped", "interrupted")
+
+
+@pytest.mark.anyio
+async def test_cancel_workflow_run_stops_a_live_run_as_stopped_by_the_model(workspace):
+    (workspace / "fixture.json").write_text(json.dumps({"rules": [{"actor": "first", "result": "A"},
+                                                                  {"actor": "second", "result": "B", "delay_s": 60}]}))
+    async with session(workspace, "--approve", "auto") as client:
+        run_id = (await client.call_tool("CreateWorkflow", {"script": SCRIPT})).structured_content["run_id"]
+        with anyio.fail_after(15):
+            while (await client.call_tool("GetWorkflowRun", {"run": run_id})).structured_content["asks"] < 1:
+                await anyio.sleep(0.05)
+        cancelled = await client.call_tool("CancelWorkflowRun", {"run": run_id})
+        invalid = await client.call_tool("CancelWorkflowRun", {"run": run_id, "wait_s": "soon"})
+        snapshot = (await client.call_tool("GetWorkflowRun", {"run": run_id})).structured_content
+    assert not cancelled.is_error and cancelled.structured_content["stop_reason"] == "model"
+    assert (snapshot["status"], snapshot["stop_reason"]) == ("stopped", "model")
+    assert invalid.is_error and "$.wait_s: " in invalid.content[0].text

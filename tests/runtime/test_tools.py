@@ -7,7 +7,9 @@ inline by `workflow()`) and snippets."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -106,10 +108,11 @@ async def until(tools: ToolLayer, run_id: str, condition, timeout: float = 10) -
 # ---------------------------------------------------------------------------- definitions
 
 
-def test_definitions_are_ten_valid_json_schemas_with_distinct_names():
+def test_definitions_are_eleven_valid_json_schemas_with_distinct_names():
     names = [d.name for d in DEFINITIONS]
     assert names == ["CreateWorkflow", "AmendWorkflow", "EvalWorkflowSnippet", "SaveWorkflow", "ListSavedWorkflows",
-                     "ListWorkflowRuns", "GetWorkflowRun", "ResumeWorkflowRun", "ResolveWorkflowQuestion", "ListModels"]
+                     "ListWorkflowRuns", "GetWorkflowRun", "ResumeWorkflowRun", "CancelWorkflowRun",
+                     "ResolveWorkflowQuestion", "ListModels"]
     for d in DEFINITIONS:
         jsonschema.Draft202012Validator.check_schema(d.input_schema)  # against the metaschema
         assert d.input_schema["type"] == "object"
@@ -542,3 +545,92 @@ async def test_snippets_ask_approval_only_when_they_run_commands(workspace):
 def test_a_draft_is_named_after_a_safe_meta_name_only(name, stem):
     assert draft_name(f"meta = {{'name': {name!r}}}\nreturn 1\n") == stem
 
+
+
+@pytest.mark.anyio
+async def test_amend_inherits_caps_and_model_unless_given_and_null_clears_a_cap(workspace):
+    agent = f"scripted:{workspace / 'fast.json'}"
+    async with ToolLayer(workspace, agent=agent, model="model-a", approver=Approvals()) as tools:
+        first = (await tools.call("CreateWorkflow", {"script": SCRIPT, "max_concurrency": 3, "budget": 5000}))["run_id"]
+        await settled(tools, first)
+    async with ToolLayer(workspace, agent=agent, approver=Approvals()) as tools:  # a host without --model
+        amended = await tools.call("AmendWorkflow", {"run": first, "script": AMENDED})
+        assert amended["ok"], amended
+        kept = await settled(tools, amended["run_id"])
+        changed = await tools.call("AmendWorkflow", {"run": amended["run_id"], "script": AMENDED, "budget": None,
+                                                     "max_concurrency": 2, "model": "model-b"})
+        assert changed["ok"], changed
+        changed = await settled(tools, changed["run_id"])
+        bad = await tools.call("AmendWorkflow", {"run": first, "script": AMENDED, "max_concurrency": 0})
+    caps = kept["caps"]
+    assert (caps["max_concurrency"], caps["budget"], caps["model"]) == (3, 5000, "model-a")
+    caps = changed["caps"]
+    assert (caps["max_concurrency"], caps["budget"], caps["model"]) == (2, None, "model-b")
+    assert not bad["ok"] and "$.max_concurrency" in bad["error"]
+
+
+# ---------------------------------------------------------------------------- CancelWorkflowRun
+
+
+@pytest.mark.anyio
+async def test_cancel_workflow_run_stops_an_own_live_run_as_stopped_by_the_model(workspace):
+    async with layer(workspace, "slow.json", approver=Approvals()) as tools:
+        run_id = (await tools.call("CreateWorkflow", {"script": SCRIPT}))["run_id"]
+        with anyio.fail_after(10):
+            while (await tools.call("GetWorkflowRun", {"run": run_id}))["asks"] < 1:
+                await anyio.sleep(0.05)
+        cancelled = await tools.call("CancelWorkflowRun", {"run": run_id})
+        again = await tools.call("CancelWorkflowRun", {"run": run_id})
+        invalid = await tools.call("CancelWorkflowRun", {"run": run_id, "wait_s": -1, "extra": 1})
+        snapshot = await tools.call("GetWorkflowRun", {"run": run_id})
+    assert cancelled == {"ok": True, "run_id": run_id, "status": "stopped", "stop_reason": "model",
+                         "message": "The run is stopped(model)."}
+    assert (snapshot["status"], snapshot["stop_reason"], snapshot["resumable"]) == ("stopped", "model", True)
+    assert not again["ok"] and "is not running (it is stopped(model)); nothing to cancel" in again["error"]
+    assert not invalid["ok"] and any(p.startswith("$.wait_s: ") for p in invalid["problems"])
+    assert any(p.startswith("$: ") and "extra" in p for p in invalid["problems"])
+
+
+def test_cancel_workflow_run_stops_a_run_of_another_process(workspace, tmp_path):
+    calls = tmp_path / "calls.jsonl"
+    (workspace / "two.dwf.py").write_text(SCRIPT)
+    process = subprocess.Popen([str(DWFC), "run", "two.dwf.py", "--yes", "--agent", "scripted:slow.json", "--progress",
+                                "json"], cwd=workspace, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "DWF_SCRIPTED_CALL_LOG": str(calls)})
+
+    async def cancel() -> dict:
+        with anyio.fail_after(20):
+            while not calls.exists() or len(calls.read_text().splitlines()) < 2:
+                await anyio.sleep(0.05)
+        async with layer(workspace) as tools:
+            [run] = (await tools.call("ListWorkflowRuns", {"status": "running"}))["runs"]
+            return await tools.call("CancelWorkflowRun", {"run": run["id"]})
+
+    try:
+        cancelled = anyio.run(cancel)
+        out = process.stdout.read()
+        process.wait(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert cancelled["ok"] and (cancelled["status"], cancelled["stop_reason"]) == ("stopped", "model"), cancelled
+    assert process.returncode == 3 and json.loads(out)["stop_reason"] == "model"
+
+
+@pytest.mark.anyio
+async def test_amend_without_a_script_changes_a_live_run_at_once_or_reruns_a_settled_one(workspace):
+    async with layer(workspace, "slow.json", approver=Approvals()) as tools:
+        live = (await tools.call("CreateWorkflow", {"script": SCRIPT, "max_concurrency": 1}))["run_id"]
+        changed = await tools.call("AmendWorkflow", {"run": live, "max_concurrency": 5})
+        budget = await tools.call("AmendWorkflow", {"run": live, "budget": 10})
+        await tools.call("CancelWorkflowRun", {"run": live})
+        snapshot = await tools.call("GetWorkflowRun", {"run": live})
+    assert changed["ok"] and changed["run_id"] == live and changed["caps"]["max_concurrency"] == 5, changed
+    assert snapshot["caps"]["max_concurrency"] == 5
+    assert not budget["ok"] and "budget cannot change while it runs" in budget["error"]
+    async with layer(workspace, approver=Approvals()) as tools:
+        rerun = await tools.call("AmendWorkflow", {"run": live, "budget": 100})
+        assert rerun["ok"], rerun
+        done = await settled(tools, rerun["run_id"])
+    assert rerun["amended_from"] == live and done["status"] == "completed" and done["result"] == ["A", "B"]
+    assert (done["caps"]["max_concurrency"], done["caps"]["budget"]) == (5, 100)

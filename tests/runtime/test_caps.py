@@ -154,7 +154,8 @@ async def test_the_tool_layer_holds_runs_to_its_ceilings(tmp_path, monkeypatch):
             while (await tools.call("GetWorkflowRun", {"run": started["run_id"]}))["status"] == "running":
                 await anyio.sleep(0.02)
         row = tools.journal.get_run(started["run_id"])
-    assert row.status == "completed" and row.caps == {"max_concurrency": 4, "max_agents": 20, "budget": None}
+    assert row.status == "completed" and row.caps == {"max_concurrency": 4, "max_agents": 20, "budget": None,
+                                                      "given": ["max_concurrency"]}
     [request] = requests
     assert ("Caps: max concurrency 4 (asked for 8; this host's ceiling is 4), "
             "max agents 20 (asked for 1,500; this host's ceiling is 20)") in request.text

@@ -17,7 +17,7 @@ from dwf.compiler.compile import CompileResult, compile_bytes
 from dwf.compiler.rules import all_rules, lookup
 from dwf.grammar import language_guide
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, UsageError
-from dwf.runtime.cli.usage import report_usage_problems
+from dwf.runtime.cli.usage import read_script, report_usage_problems
 
 
 def cmd_guide(args) -> int:
@@ -50,11 +50,7 @@ def expand_inputs(names: list[str]) -> tuple[list[Path], list[str]]:
 def compile_path(path: str | Path) -> CompileResult:
     """compile_path(path): the compile result of the script file `path`, named as given;
     `UsageError` when it cannot be read."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    return compile_bytes(data, str(path))
+    return compile_bytes(read_script(path), str(path))
 
 
 def cmd_check(args) -> int:

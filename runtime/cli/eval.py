@@ -18,7 +18,7 @@ from pathlib import Path
 from dwf.compiler import render
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, UsageError
 from dwf.runtime.cli.options import WORKSPACE, own_options
-from dwf.runtime.cli.usage import confirm
+from dwf.runtime.cli.usage import confirm, read_script
 from dwf.runtime.values.plain_json import dumps
 
 
@@ -74,10 +74,7 @@ def cmd_eval(args) -> int:
 
 
 def _read_snippet(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    data = read_script(path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

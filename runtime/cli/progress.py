@@ -9,8 +9,8 @@ a plain dict) and, once the run has settled, `finish(result)` writes the final o
   the lines. `finish` prints the final value as JSON on stdout, and for an errored run the DWF
   traceback on stderr.
 - `StreamJsonProgress`: one NDJSON object per event on stdout,
-  `{"type": "workflow.run.progress", "event": {...}}`, then `RunResult.to_json()` as the last line.
-- `JsonProgress`: nothing while the run goes; `finish` prints `RunResult.to_json()` as one JSON
+  `{"type": "workflow.run.progress", "event": {...}}`, then `RunOutcome.to_json()` as the last line.
+- `JsonProgress`: nothing while the run goes; `finish` prints `RunOutcome.to_json()` as one JSON
   object on stdout.
 
 The clock here is for display only (throttling and elapsed time); the engine never sees it.

@@ -13,7 +13,7 @@ from dwf.compiler import render
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
 from dwf.runtime.cli.options import ceilings_of
 from dwf.runtime.cli.progress import dumps, make_progress
-from dwf.runtime.cli.usage import collect_run_args, confirm, isatty, report_usage_problems
+from dwf.runtime.cli.usage import collect_run_args, confirm, isatty, read_script, report_usage_problems
 from dwf.runtime.host.saved import SavedWorkflowError, locate_saved
 from dwf.runtime.journal.store import JournalError
 from dwf.runtime.ports.agent_definitions import check_agent_types
@@ -22,16 +22,11 @@ from dwf.runtime.ports.agent_definitions import check_agent_types
 def cmd_run(args) -> int:
     """`dwfc run FILE|--saved NAME`: prepare the run (compile once, validate), approve, run headless (TOOLS §1, §4)."""
     from dwf.runtime.host.approval import plan_summary  # deferred: start-up
-    from dwf.runtime.host.session import WorkspaceSession  # deferred: start-up
 
     path = _script_to_run(args)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    data = read_script(path)
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
-    session = WorkspaceSession(workspace, agent=args.agent, model=getattr(args, "model", None),
-                               actor_tools=getattr(args, "actor_tools", None), ceilings=ceilings_of(args))
+    session = workspace_session(args, workspace, model=getattr(args, "model", None))
     problems: list[str] = []
     run_args = collect_run_args(args.args, problems)
     prepared = session.prepare(data, str(path), run_args)  # the script and the saved workflows it calls
@@ -84,6 +79,15 @@ def _script_to_run(args) -> Path:
         return locate_saved(Path(args.workspace) if args.workspace else Path.cwd(), args.saved)[1]
     except SavedWorkflowError as error:
         raise UsageError(str(error)) from None
+
+
+def workspace_session(args, workspace: Path, *, model: str | None = None):
+    """The `host.session.WorkspaceSession` of a run command over `workspace`: its `--agent`,
+    `--actor-tools` and ceiling options, with `model` as the agent's default model."""
+    from dwf.runtime.host.session import WorkspaceSession  # deferred: start-up
+
+    return WorkspaceSession(workspace, agent=args.agent, model=model, actor_tools=getattr(args, "actor_tools", None),
+                            ceilings=ceilings_of(args))
 
 
 def question_port(progress, root: Path, run_id: str, args):

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from dwf.compiler import render
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
-from dwf.runtime.cli.options import (APPROVE, CEILINGS, CHANGED_CAPS, RERUN_AGENT, WORKSPACE, ceilings_of, changed_caps,
+from dwf.runtime.cli.options import (APPROVE, CEILINGS, CHANGED_CAPS, RERUN_AGENT, WORKSPACE, changed_caps,
                                      or_none, own_options, positive_int)
 from dwf.runtime.cli.progress import make_progress
-from dwf.runtime.cli.usage import confirm, report_usage_problems, workspace_root
-from dwf.runtime.cli.run import question_port, settle
+from dwf.runtime.cli.usage import confirm, read_script, report_usage_problems, workspace_root
+from dwf.runtime.cli.run import question_port, settle, workspace_session
 from dwf.runtime.host import run_views
 from dwf.runtime.journal import control as service
 from dwf.runtime.journal.store import JournalError
@@ -319,13 +319,10 @@ def cmd_set(args) -> int:
 
 
 def cmd_resume(args) -> int:
-    from dwf.runtime.host.session import WorkspaceSession  # deferred: start-up
-
     with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
     root = workspace_root(args)
-    session = WorkspaceSession(root, agent=args.agent, model=getattr(args, "model", None),
-                               actor_tools=getattr(args, "actor_tools", None), ceilings=ceilings_of(args))
+    session = workspace_session(args, root, model=getattr(args, "model", None))
     prepared = session.prepare_resume(row)  # the script and saved workflows pinned when it started
     if prepared.compiled is None:  # not resumable
         raise UsageError("; ".join(prepared.problems))
@@ -360,20 +357,14 @@ def _questions(session, progress, args):
 
 def cmd_amend(args) -> int:
     from dwf.runtime.host.approval import amend_summary  # deferred: start-up
-    from dwf.runtime.host.session import WorkspaceSession  # deferred: start-up
-
     with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
     root = workspace_root(args)
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"no such script: {path}")
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    session = WorkspaceSession(root, agent=args.agent, actor_tools=getattr(args, "actor_tools", None),
-                               ceilings=ceilings_of(args))
+    data = read_script(path)
+    session = workspace_session(args, root)
     caps = session.amend_caps(row, changed_caps(args))
     session.model = caps["model"]  # the new run's port and row use the inherited model
     prepared = session.prepare(data, str(path), dict(row.args or {}))  # the run's args are kept

@@ -1,7 +1,7 @@
 """This module defines the helpers the `dwfc` commands that run or approve something share:
 `read_run_args` (the one reader of `--args`), `confirm` (the `[y/N]` approval prompt),
 `isatty`, `report_usage_problems` (every problem on stderr, exit code 2) and `workspace_root`
-(the `--workspace` directory of a command that needs one to exist).
+(the `--workspace` directory of a command that needs one to exist) and `read_script`.
 
 Messages are one sentence each, with what to do instead where there is a choice, and never a
 traceback: `UsageError` carries them to `main`, which prints `dwfc: error: ...`.
@@ -87,6 +87,15 @@ def confirm(question: str, without_terminal: str) -> bool:
         print("dwfc: not approved; nothing ran", file=sys.stderr)
         return False
     return True
+
+
+def read_script(path: Path) -> bytes:
+    """read_script(path): the bytes of the script (or snippet) file `path`; `UsageError` saying
+    why it cannot be read."""
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
 
 
 def workspace_root(args) -> Path:

@@ -108,14 +108,13 @@ def _caps(request: StartRequest, prepared: PreparedRun) -> Caps:
     return caps
 
 
-def run_caps(request: StartRequest, stored: RunRow | None, max_concurrency: int, max_agents: int,
-             budget: int | None) -> dict:
+def run_caps(request: StartRequest, stored: RunRow | None, resolved: Caps) -> dict:
     """The caps a run records: the resolved ones, the model its agent port uses, and `given`, the
     caps its caller chose (not meta's or the defaults), which an amend inherits."""
     previous = (stored.caps or {}) if stored is not None else {}
     given = {*previous.get("given", ()), *(name for name in ("max_concurrency", "budget")
                                             if getattr(request, name) is not None)}
-    caps = {"max_concurrency": max_concurrency, "max_agents": max_agents, "budget": budget, "given": sorted(given)}
+    caps = {**resolved.to_json(), "given": sorted(given)}
     model = request.model or previous.get("model")
     if model:
         caps["model"] = model
@@ -159,7 +158,7 @@ class Run:
                             committer=self.committer, limits=request.limits,
                             max_concurrency=resolved.max_concurrency, max_agents=resolved.max_agents,
                             budget=resolved.budget, usage=usage, replay=replay, cache=cache)
-        caps = run_caps(request, stored, resolved.max_concurrency, resolved.max_agents, resolved.budget)
+        caps = run_caps(request, stored, resolved)
         try:
             if control_dir is None:
                 replay.update(self._claim(stored, caps))

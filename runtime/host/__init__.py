@@ -16,7 +16,7 @@ The names below are imported from their modules on first use, so importing one m
 package (as `dwfc` does at start-up) does not load the others.
 """
 
-from importlib import import_module
+from dwf.runtime.values.lazy_exports import lazy_exports
 
 _HOMES = {
     "WorkspaceSession": "session", "new_run_id": "session",
@@ -33,11 +33,4 @@ _HOMES = {
     "check_snippet": "snippets", "eval_snippet": "snippets",
 }
 
-__all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str):
-    """The public name `name`, imported from its module on first use."""
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
+__all__, __getattr__ = lazy_exports(__name__, _HOMES)

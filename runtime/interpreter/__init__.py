@@ -30,23 +30,9 @@
   (`python -I -m dwf.runtime.interpreter.regex_worker`).
 """
 
-__all__ = ["EffectHost", "Interpreter", "Limits"]
+from dwf.runtime.values.lazy_exports import lazy_exports
 
-
-def __getattr__(name: str):
-    """The names of `__all__`, imported on first use (PEP 562): the regex worker process runs as
-    `-m dwf.runtime.interpreter.regex_worker`, which loads this package first, and must not pay
-    for loading the interpreter."""
-    if name == "EffectHost":
-        from dwf.runtime.interpreter.host import EffectHost  # deferred: start-up
-
-        return EffectHost
-    if name == "Interpreter":
-        from dwf.runtime.interpreter.interpreter import Interpreter  # deferred: start-up
-
-        return Interpreter
-    if name == "Limits":
-        from dwf.runtime.interpreter.limits import Limits  # deferred: start-up
-
-        return Limits
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The names load on first use: the regex worker process runs as
+# `-m dwf.runtime.interpreter.regex_worker`, which loads this package first, and must not pay
+# for loading the interpreter.
+__all__, __getattr__ = lazy_exports(__name__, {"EffectHost": "host", "Interpreter": "interpreter", "Limits": "limits"})

@@ -7,23 +7,17 @@ from the runtime.
 - `views.py`: the live `dict.keys()` / `values()` / `items()` views.
 - `records.py`: the read-only records facade calls return (`RunResult`, `GrepMatch`, ...).
 - `errors.py`: the runtime's error tree (`DwfError`, `ScriptError`, `FatalError`) and `TraceFrame`.
+- `lazy_exports.py`: `lazy_exports`, the first-use exports of the runtime's packages.
 - `plain_json.py`: `to_plain` and `dumps`, what a run hands out (events, results, tool results)
   as plain JSON data.
 """
 
-import importlib
+from dwf.runtime.values.lazy_exports import lazy_exports
 
-# Where each public name lives. They load on first use (PEP 562): `dwfc` imports
-# `values.plain_json` at start-up, which must not pull in `objects` (and anyio with it).
+# Where each public name lives. They load on first use: `dwfc` imports `values.plain_json` at
+# start-up, which must not pull in `objects` (and anyio with it).
 _HOMES = {"DwfError": "errors", "FatalError": "errors", "ScriptError": "errors", "TraceFrame": "errors",
           "ActorHandle": "objects", "LazyAwaitable": "objects", "ScriptFunction": "objects", "type_name": "objects",
           "Record": "records", "FrozenSet": "sets", "OrderedSet": "sets"}
 
-__all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str):
-    """The names of `__all__`, imported from their module on first use."""
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+__all__, __getattr__ = lazy_exports(__name__, _HOMES)

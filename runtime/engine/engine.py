@@ -180,7 +180,7 @@ class Run:
                 id=self.id, script=prepared.script, script_sha256=prepared.program.source_sha256,
                 ir_hash=prepared.program.ir_hash, compiler_version=prepared.program.compiler_version, args=self.args,
                 meta=prepared.program.meta, caps=caps, resumed_from=self.request.resumed_from,
-                workflows={name: prepared.workflows[name] for name in prepared.called}))
+                workflows=prepared.workflows))
             return {}
         current = self.journal.get_run(self.id)
         if current is None or current.status != "stopped":

@@ -33,9 +33,9 @@ class PreparedRun:
 
     `program` is None when the script does not compile (`compiled` has its diagnostics) or a
     resume was refused first.
-    `called` holds the compiled saved workflows it calls, `workflows` their texts (pinned
-    with the run) and `sources` where they were found; `args` are the validated arguments (defaults filled in) and `given` the
-    names the caller gave; `commands` is the approved command set (`called.run_commands`).
+    `called` holds the compiled saved workflows it calls and `sources` how each was found
+    (`workflows` gives their texts, pinned with the run); `args` are the validated arguments
+    (defaults filled in) and `given` the names the caller gave; `commands` is the approved command set (`called.run_commands`).
     `stored` is the row of the run a resume continues. Any `problems` refuse the run.
     """
 
@@ -44,7 +44,6 @@ class PreparedRun:
     compiled: CompileResult | None  # None: a resume refused before its script was compiled
     program: ir.Program | None
     called: dict[str, ir.Program] = field(default_factory=dict)
-    workflows: dict[str, str] = field(default_factory=dict)
     sources: dict[str, CalledSource] = field(default_factory=dict)  # how each called workflow was found
     args: dict = field(default_factory=dict)
     given: tuple[str, ...] = ()
@@ -52,6 +51,11 @@ class PreparedRun:
     problems: list[str] = field(default_factory=list)
     stored: RunRow | None = None
     argument_problems: list[str] = field(default_factory=list)  # the part of `problems` about `args`
+
+    @property
+    def workflows(self) -> dict[str, str]:
+        """The texts of the saved workflows it calls (what the journal pins with the run)."""
+        return {name: source.text for name, source in self.sources.items()}
 
     @property
     def name(self) -> str:
@@ -92,9 +96,9 @@ def prepare(script: str | bytes, path: str = "<script>", args: dict | None = Non
         unapproved = sorted(commands - set(approved))
         if unapproved:
             problems.append(f"the script may run commands that were not approved: {', '.join(unapproved)}")
-    texts = {name: sources[name].text for name in called}
-    return PreparedRun(script, path, compiled, program, called, texts, {name: sources[name] for name in called},
-                       values, tuple(args or ()) if given is None else given, commands, problems, argument_problems=argument_problems)
+    return PreparedRun(script, path, compiled, program, called, {name: sources[name] for name in called}, values,
+                       tuple(args or ()) if given is None else given, commands, problems,
+                       argument_problems=argument_problems)
 
 
 def prepare_resume(row: RunRow, path: str = "<script>") -> PreparedRun:

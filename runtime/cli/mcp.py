@@ -1,6 +1,9 @@
 """This module defines `dwfc mcp` (TOOLS §1, §3): serve the tool layer to a host agent over MCP
 stdio (see `tools/mcp.py`). `add_parsers(commands)` adds it to the `dwfc` parser.
 
+While it serves, the workspace's runs are watched and the client is told when one finishes, an
+actor asks a question, or a run stalls (`tools/notices.py`, `docs/hosts.md`).
+
 Stdout carries the protocol only; logs go to stderr (`DWF_MCP_LOG=debug|info|warning` sets the
 level). Exit codes: 0 the client disconnected (or SIGINT/SIGTERM), 2 usage error (the workspace
 or the agent port is unusable), reported before anything is served.
@@ -14,7 +17,7 @@ import sys
 from pathlib import Path
 
 from dwf.runtime.cli.exit_codes import EXIT_OK, UsageError
-from dwf.runtime.cli.options import CEILINGS, WORKSPACE, ceilings_of
+from dwf.runtime.cli.options import CEILINGS, WORKSPACE, ceilings_of, positive_seconds
 
 
 def add_parsers(commands) -> None:
@@ -34,6 +37,9 @@ def add_parsers(commands) -> None:
                      help="elicit: ask the person to approve each plan through MCP elicitation (calls are refused "
                           "when the client cannot show it); auto: approve everything, for hosts that gate every "
                           "tool call themselves")
+    mcp.add_argument("--stall-after", metavar="SECONDS", type=positive_seconds,
+                     help="tell the client a run is stalled when nothing settled for this long while asks are in "
+                          "flight (default 600, ten minutes)")
     mcp.set_defaults(handler=cmd_mcp)
 
 
@@ -50,7 +56,8 @@ def cmd_mcp(args) -> int:
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
     try:
         anyio.run(lambda: serve_stdio(workspace, agent=args.agent, model=args.model, actor_tools=args.actor_tools,
-                                      approve=args.approve, ceilings=ceilings_of(args)))
+                                      approve=args.approve, ceilings=ceilings_of(args),
+                                      **({"stall_after_s": args.stall_after} if args.stall_after else {})))
     except ToolLayerError as error:
         raise UsageError(str(error)) from None
     return EXIT_OK

@@ -27,6 +27,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def positive_seconds(text: str) -> float:
+    """An argparse type: a duration in seconds greater than 0 (`90`, `0.5`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
 def non_negative_int(text: str) -> int:
     """An argparse type: a whole number of tokens (`_` and `,` may group digits), at least 0."""
     try:

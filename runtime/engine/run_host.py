@@ -387,12 +387,21 @@ class RunHost:
         # across a resume, so a re-dispatched ask asking again finds an answer already given.
         occurrence = hashlib.sha256(f"{request.site}|{request.key}".encode()).hexdigest()[:6]
         question_id = f"dwfq-{self.id.removeprefix('dwfrun-')[:8]}-{occurrence}-{number}"
-        self.events.emit("escalation-raised", id=question_id, site=request.site, key=request.key,
-                         actor=request.actor.name, question=question, context=context)
+        raised = False
+
+        def posted() -> None:  # the question can be answered now: only then may a host hear of it
+            nonlocal raised
+            if not raised:
+                raised = True
+                self.events.emit("escalation-raised", id=question_id, site=request.site, key=request.key,
+                                 actor=request.actor.name, question=question, context=context)
+
         port = self.questions
         if port is None:
+            posted()
             answer = "No one is available to answer. Proceed on your best judgement and say what you assumed."
         else:
-            answer = await port.ask_owner(question_id, request.actor, question, context)
+            answer = await port.ask_owner(question_id, request.actor, question, context, posted=posted)
+            posted()  # a port that never called it
         self.events.emit("escalation-resolved", id=question_id, answer=answer)
         return answer

@@ -11,6 +11,8 @@ engine. It imports the engine, the journal and the ports; never the tool layer o
 - `saved.py`: saved workflows (`.dwf/workflows/`, `$DWF_HOME/workflows/`) and `resolve_called`.
 - `drafts.py`: drafts, the inline scripts a host agent submits (`.dwf/drafts/`).
 - `snippets.py`: snippet evaluation (`dwfc eval`, `EvalWorkflowSnippet`).
+- `watch.py`: `RunWatch`, the async subscription to a workspace's run notices (`RunNotice`:
+  run finished, question raised, run stalled).
 
 The names below are imported from their modules on first use, so importing one module of the
 package (as `dwfc` does at start-up) does not load the others.
@@ -31,6 +33,7 @@ _HOMES = {
     "list_saved": "saved", "find_saved": "saved",
     "DraftError": "drafts", "write_draft": "drafts",
     "check_snippet": "snippets", "eval_snippet": "snippets",
+    "RunWatch": "watch", "RunNotice": "watch",
 }
 
 __all__, __getattr__ = lazy_exports(__name__, _HOMES)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 NUDGE_MESSAGE = ("Your turn ended without submitting a result. Call the submit_result tool now with a value "
                  "that matches the required schema.")
@@ -152,8 +152,11 @@ class ArtifactPort(Protocol):
 class QuestionPort(Protocol):
     """QuestionPort: asks the run's owner a question an actor escalated, and waits for the answer."""
 
-    async def ask_owner(self, question_id: str, actor: ActorSpec, question: str, context: str | None) -> str:
-        """The owner's answer to `question` (`question_id` is stable across a resume)."""
+    async def ask_owner(self, question_id: str, actor: ActorSpec, question: str, context: str | None, *,
+                        posted: Callable[[], None] | None = None) -> str:
+        """The owner's answer to `question` (`question_id` is stable across a resume). `posted()`
+        is called once the question can be answered (the engine journals `escalation-raised`
+        then, so a host told of it can answer at once)."""
 
 
 __all__ = ["NUDGE_MESSAGE", "ActorSpec", "AgentPort", "ArtifactPort", "AskChannel", "AskError", "AskRequest",

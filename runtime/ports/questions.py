@@ -53,13 +53,16 @@ class FileQuestions:
         self.notify = notify
         self.poll_interval_s = min(POLL_INTERVAL_S, poll_interval_s) if poll_interval_s > 0 else POLL_INTERVAL_S
 
-    async def ask_owner(self, question_id: str, actor: Any, question: str, context: str | None) -> str:
+    async def ask_owner(self, question_id: str, actor: Any, question: str, context: str | None, *,
+                        posted: Callable[[], None] | None = None) -> str:
         if not valid_id(question_id):
             raise ValueError(f"unusable question id {question_id!r}")
         record = {"id": question_id, "run_id": self.run_id, "actor": getattr(actor, "name", None),
                   "actor_id": getattr(actor, "actor_id", None), "question": question, "context": context,
                   "asked_at": time.time()}
         await anyio.to_thread.run_sync(self._write_question, question_id, record)
+        if posted is not None:
+            posted()
         if self.notify is not None:
             who = record["actor"] or "an anonymous actor"
             self.notify(f"question {question_id} from {who}: {question}\n"
@@ -134,7 +137,10 @@ class TerminalQuestions:
         self.notice = notice
         self.lock = anyio.Lock()
 
-    async def ask_owner(self, question_id: str, actor, question: str, context: str | None) -> str:
+    async def ask_owner(self, question_id: str, actor, question: str, context: str | None, *,
+                        posted: Callable[[], None] | None = None) -> str:
+        if posted is not None:
+            posted()
         async with self.lock:
             who = actor.name or "an anonymous actor"
             self.notice(f"question {question_id} from {who}: {question}" + (f"\n  context: {context}" if context else ""))

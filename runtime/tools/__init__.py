@@ -6,6 +6,8 @@ imports the host, the engine and the ports; never the command line.
 - `definitions.py`: the tool definitions as data (`ToolDefinition`, with `approval` and
   `read_only`), approval requests and input validation.
 - `mcp.py`: the tool layer served over MCP stdio (`dwfc mcp`).
+- `notices.py`: `NoticeDelivery`, run notices pushed to the MCP client (log, channel and
+  resource-updated notifications, `subscriptions/listen`) and the `dwf://runs` resources.
 - `prompts.py`: the MCP prompts: `write-workflow` (the guide) and one per saved workflow.
 
 `dwf.runtime.tools.ToolLayer`, `ToolLayerError` and `result_text` are the documented import paths.

@@ -126,7 +126,8 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "them. If the script does not compile nothing runs: the result lists `path:L{line}:C{col} message` "
         "lines; edit the draft file in place and call again with `path`. Otherwise the person sees the plan "
         "(phases, actors, the exact commands it may run); if approved the result is {run_id, status: "
-        "\"backgrounded\"} and you follow the run with GetWorkflowRun. " + _GUIDE + _LANGUAGE_PRIMER,
+        "\"backgrounded\"}; over MCP you are notified when it finishes, stalls or an actor asks a question "
+        "(no need to poll), and GetWorkflowRun shows it at any time. " + _GUIDE + _LANGUAGE_PRIMER,
         _object({"script": _SCRIPT, "path": _PATH,
                  "saved": {"type": "string", "pattern": SAVED_NAME_PATTERN,
                            "description": "The name of a saved workflow (ListSavedWorkflows)."},
@@ -198,8 +199,9 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
         "GetWorkflowRun",
         "Get a snapshot of one run: status, phases with progress, actors, usage, the last `log` lines, "
         "pending questions (answer them with ResolveWorkflowQuestion), reports, artifacts, and the result or "
-        "error. Poll it to follow a backgrounded run (not in a tight loop: do other work or wait between "
-        "calls); a `stopped` run with `resumable: true` can be continued with ResumeWorkflowRun, but do not "
+        "error. Over MCP the server notifies you when a run finishes, stalls or asks a question; without "
+        "notifications, poll it to follow a backgrounded run (not in a tight loop: do other work or wait between "
+        "calls). A `stopped` run with `resumable: true` can be continued with ResumeWorkflowRun, but do not "
         "resume a run the user stopped (`stopped(user)`, stop_reason \"user\") unless they ask.",
         _object({"run": _RUN,
                  "log_lines": {"type": "integer", "minimum": 0, "maximum": 500, "default": 20,

@@ -13,6 +13,8 @@ another process see and steer them; every run is held to the host's `ceilings` (
 `stopped(interrupted)` (resumable). Each run gets its own agent port (a port's state, such as a
 scripted fixture's sequences, belongs to one run) and the file-based QuestionPort, so an
 escalation is answered by ResolveWorkflowQuestion here or by `dwfc answer` elsewhere.
+`watch()` is the async subscription to the workspace's run notices (finished, question raised,
+stalled) that `dwfc mcp` pushes to its client.
 
 Every call returns a JSON object with `ok`; a bad input, a refused approval or a failure is a
 result with `ok: false` and `error` (one sentence plus a hint), never an exception. The one
@@ -50,6 +52,7 @@ from dwf.runtime.host.run_views import RunLookupError, resolve_run, run_summary,
 from dwf.runtime.host.saved import (SavedWorkflowError, global_dir, list_saved, project_dir, read_saved_text,
                                     save_workflow)
 from dwf.runtime.host.session import WorkspaceSession
+from dwf.runtime.host.watch import DEFAULT_POLL_S, DEFAULT_STALL_AFTER_S, GUIDANCE, RunWatch
 from dwf.runtime.host.snippets import check_snippet, eval_snippet
 from dwf.runtime.journal.store import JournalError
 from dwf.runtime.ports.agent_definitions import check_agent_types
@@ -145,6 +148,11 @@ class ToolLayer:
             self.session.close()
 
     # ------------------------------------------------------------ the tools
+
+    def watch(self, *, stall_after_s: float = DEFAULT_STALL_AFTER_S, poll_s: float = DEFAULT_POLL_S) -> RunWatch:
+        """The notices of the workspace's runs, this layer's and other processes' (`host/watch.py`):
+        `async with tools.watch() as notices: async for notice in notices: ...`."""
+        return RunWatch.of_workspace(self.root or self.workspace, stall_after_s=stall_after_s, poll_s=poll_s)
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
         return DEFINITIONS
@@ -546,7 +554,10 @@ def _next_step(snapshot: dict) -> str:
     if snapshot["pending_questions"]:
         return "An actor is waiting for an answer: ResolveWorkflowQuestion (ask the user if it needs their decision)."
     if snapshot["status"] == "running":
-        return "The run is still going; call GetWorkflowRun again in a while."
+        return ("The run is still going; over MCP you are told when it ends, stalls or asks a question; otherwise "
+                "call GetWorkflowRun again in a while.")
+    if snapshot["status"] == "stopped" and snapshot["stop_reason"] == "user":
+        return GUIDANCE["stopped(user)"]
     if snapshot["resumable"]:
         return "The run stopped; ResumeWorkflowRun continues it, AmendWorkflow restarts it with an edited script."
     if snapshot["status"] == "errored":

@@ -55,8 +55,10 @@ from dwf.compiler.version import COMPILER_VERSION
 from dwf.grammar import language_guide
 
 from dwf.runtime.engine import Ceilings
+from dwf.runtime.host.watch import DEFAULT_STALL_AFTER_S
 from dwf.runtime.tools.definitions import ApprovalPending, ApprovalRequest, ApprovalUnavailable, Approver, approve_all
 from dwf.runtime.tools.layer import ToolLayer, result_text
+from dwf.runtime.tools.notices import CHANNEL_CAPABILITY, RUN_TEMPLATE, RUNS_RESOURCE, NoticeDelivery
 from dwf.runtime.tools.prompts import WRITE_PROMPT, PromptError, get_prompt, list_prompts
 from dwf.runtime.values.plain_json import dumps
 
@@ -76,8 +78,9 @@ INSTRUCTIONS = (
     "resumable. Use a workflow only when the user asks for one or the work is clearly worth orchestrating; "
     "otherwise do it directly. Check ListSavedWorkflows (each is also a prompt) before writing a script, and "
     f"read the language guide (resource {GUIDE_URI}) before writing one; CreateWorkflow compiles it and asks "
-    "the user to approve its plan; follow runs with GetWorkflowRun and answer escalated questions with "
-    "ResolveWorkflowQuestion.")
+    "the user to approve its plan. You are notified when a run finishes, stalls or an actor asks a question "
+    "(log messages, channel events, and updates of the resources dwf://runs and dwf://runs/{run_id}); "
+    "GetWorkflowRun shows a run at any time, and ResolveWorkflowQuestion answers a question.")
 GUIDE_RESOURCE = types.Resource(
     uri=GUIDE_URI, name="language-guide", title="DWF language guide", mime_type="text/markdown",
     description="The DWF workflow language on one page: what is Python as usual, what differs, the facades, typed "
@@ -101,14 +104,24 @@ class McpToolServer:
             raise ValueError(f"approve must be one of {APPROVE_MODES}, not {approve!r}")
         self.tools = tools
         self.approve = approve
+        self.notices = NoticeDelivery(tools)
         self._pending: OrderedDict[str, str] = OrderedDict()  # token -> fingerprint of the call awaiting it
         self.server = Server("dwf", version=COMPILER_VERSION, title="DWF workflows", instructions=INSTRUCTIONS,
                              on_list_tools=self._list_tools, on_call_tool=self._call_tool,
-                             on_list_resources=_list_resources, on_read_resource=_read_resource,
+                             on_list_resources=_list_resources, on_list_resource_templates=_list_resource_templates,
+                             on_read_resource=self._read_resource, on_subscribe_resource=self.notices.on_subscribe,
+                             on_unsubscribe_resource=self.notices.on_unsubscribe,
+                             on_subscriptions_listen=self.notices.listen,
                              on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt)
+        # Registered directly: the constructor's `on_set_logging_level` warns that 2026-07-28 dropped
+        # logging, which the handshake era this serves still has.
+        self.server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, self.notices.on_set_level)
+        self.server.add_notification_handler("notifications/initialized", types.NotificationParams,
+                                             self.notices.on_initialized)
 
     async def run(self, read_stream, write_stream) -> None:
-        await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+        options = self.server.create_initialization_options(experimental_capabilities={CHANNEL_CAPABILITY: {}})
+        await self.server.run(read_stream, write_stream, options)
 
     # ------------------------------------------------------------ handlers
 
@@ -128,6 +141,14 @@ class McpToolServer:
                                              request_state=needed.token)
         return types.CallToolResult(content=[types.TextContent(text=result_text(result))], structured_content=result,
                                     is_error=not result.get("ok", True))
+
+    # ------------------------------------------------------------ resources: the guide and the runs
+
+    async def _read_resource(self, ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        if params.uri == GUIDE_URI:
+            return types.ReadResourceResult(contents=[
+                types.TextResourceContents(uri=GUIDE_URI, mime_type="text/markdown", text=language_guide())])
+        return await self.notices.read(str(params.uri))
 
     # ------------------------------------------------------------ prompts: the guide and the saved workflows
 
@@ -178,14 +199,11 @@ class McpToolServer:
 
 
 async def _list_resources(ctx, params) -> types.ListResourcesResult:
-    return types.ListResourcesResult(resources=[GUIDE_RESOURCE])
+    return types.ListResourcesResult(resources=[GUIDE_RESOURCE, RUNS_RESOURCE])
 
 
-async def _read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-    if params.uri != GUIDE_URI:
-        raise MCPError(types.INVALID_PARAMS, f"unknown resource {params.uri!r}; this server has {GUIDE_URI}")
-    return types.ReadResourceResult(contents=[
-        types.TextResourceContents(uri=GUIDE_URI, mime_type="text/markdown", text=language_guide())])
+async def _list_resource_templates(ctx, params) -> types.ListResourceTemplatesResult:
+    return types.ListResourceTemplatesResult(resource_templates=[RUN_TEMPLATE])
 
 
 def _can_elicit(capabilities: types.ClientCapabilities | None) -> bool:
@@ -254,11 +272,14 @@ class _StdinLines:
 
 
 async def serve_stdio(workspace: str | Path, *, agent: str | None = None, model: str | None = None,
-                      actor_tools: str | None = None, approve: str = "elicit", ceilings: Ceilings | None = None) -> None:
+                      actor_tools: str | None = None, approve: str = "elicit", ceilings: Ceilings | None = None,
+                      stall_after_s: float = DEFAULT_STALL_AFTER_S) -> None:
     """Serve until the client closes stdin or SIGINT/SIGTERM; live runs then stop as
-    `stopped(interrupted)` (resumable). Raises `ToolLayerError` before serving when the
-    workspace or the agent port is unusable."""
-    async with ToolLayer(workspace, agent=agent, model=model, actor_tools=actor_tools, ceilings=ceilings) as tools:
+    `stopped(interrupted)` (resumable). Meanwhile the workspace's runs are watched and their
+    notices pushed to the client (`tools/notices.py`; a run is stalled after `stall_after_s`).
+    Raises `ToolLayerError` before serving when the workspace or the agent port is unusable."""
+    async with ToolLayer(workspace, agent=agent, model=model, actor_tools=actor_tools, ceilings=ceilings) as tools, \
+            tools.watch(stall_after_s=stall_after_s) as watch:
         server = McpToolServer(tools, approve)
         with anyio.CancelScope() as scope, anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async with anyio.create_task_group() as group:
@@ -268,6 +289,7 @@ async def serve_stdio(workspace: str | Path, *, agent: str | None = None, model:
                         scope.cancel()
 
                 group.start_soon(stop_on_signal)
+                group.start_soon(server.notices.pump, watch)
                 async with stdio_server(stdin=_StdinLines().start()) as (read_stream, write_stream):
                     await server.run(read_stream, write_stream)
                 group.cancel_scope.cancel()

@@ -81,8 +81,9 @@ def run_arguments(workflow: SavedWorkflow, arguments: dict[str, str]) -> dict:
     try:
         validate_args({"args": workflow.args}, values)
     except ArgumentError as error:
+        located = [f"$.arguments.{name}: {problem}" for name, problem in zip(error.names, error.problems)]
         raise PromptError(f"the saved workflow `{workflow.name}` cannot run with these arguments: "
-                          f"{'; '.join(error.problems)}") from None
+                          f"{'; '.join(located)}") from None
     return values
 
 

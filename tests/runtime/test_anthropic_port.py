@@ -39,7 +39,9 @@ class Questions:
         self.answers = list(answers)
         self.asked = []
 
-    async def ask_owner(self, question_id, actor, question, context):
+    async def ask_owner(self, question_id, actor, question, context, *, posted=None):
+        if posted is not None:
+            posted()
         self.asked.append((actor.name, question, context))
         return self.answers.pop(0)
 

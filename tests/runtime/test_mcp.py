@@ -174,8 +174,9 @@ async def test_the_language_guide_is_a_resource_and_a_prompt(workspace):
             await client.read_resource("dwf://guide/other")
         with pytest.raises(MCPError, match="unknown prompt"):
             await client.get_prompt("write-poem")
-    [resource] = resources.resources
+    resource, runs = resources.resources  # the guide, and the runs (tests/runtime/test_mcp_notices.py)
     assert (str(resource.uri), resource.mime_type) == (GUIDE_URI, "text/markdown")
+    assert str(runs.uri) == "dwf://runs"
     [contents] = read.contents
     assert contents.text == guide and contents.mime_type == "text/markdown"
     [prompt] = prompts.prompts
@@ -250,10 +251,13 @@ async def test_a_bad_prompt_argument_or_name_is_a_clear_error(workspace):
     saved_workflows(workspace)
     async with session(workspace) as client:
         for name, arguments, message in [
-                ("triage", {}, "cannot run with these arguments: missing required argument `team` \\(string\\)"),
-                ("triage", {"team": "api", "limit": "many"}, "argument `limit` must be of type integer, got 'many'"),
-                ("triage", {"team": "api", "dry": "maybe"}, "argument `dry` must be of type boolean"),
-                ("triage", {"team": "api", "lmit": "3"}, "unknown argument `lmit` \\(did you mean `limit`\\?\\)"),
+                ("triage", {}, "cannot run with these arguments: \\$.arguments.team: missing required argument `team` "
+                                "\\(string\\)"),
+                ("triage", {"team": "api", "limit": "many"},
+                 "\\$.arguments.limit: argument `limit` must be of type integer, got 'many'"),
+                ("triage", {"team": "api", "dry": "maybe"}, "\\$.arguments.dry: argument `dry` must be of type boolean"),
+                ("triage", {"team": "api", "lmit": "3"},
+                 "\\$.arguments.lmit: unknown argument `lmit` \\(did you mean `limit`\\?\\)"),
                 ("broken", {}, "the saved workflow `broken` does not compile"),
                 ("triag", {}, "unknown prompt 'triag': there is no saved workflow named `triag` \\(did you mean"),
                 ("../x", {}, "unknown prompt '../x'")]:

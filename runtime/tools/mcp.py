@@ -46,7 +46,7 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 import mcp_types as types
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -120,7 +120,8 @@ class McpToolServer:
                                              self.notices.on_initialized)
 
     async def run(self, read_stream, write_stream) -> None:
-        options = self.server.create_initialization_options(experimental_capabilities={CHANNEL_CAPABILITY: {}})
+        options = self.server.create_initialization_options(NotificationOptions(prompts_changed=True),
+                                                            experimental_capabilities={CHANNEL_CAPABILITY: {}})
         await self.server.run(read_stream, write_stream, options)
 
     # ------------------------------------------------------------ handlers
@@ -139,6 +140,8 @@ class McpToolServer:
         except _InputNeeded as needed:
             return types.InputRequiredResult(input_requests={APPROVAL_KEY: _elicit_request(needed.request)},
                                              request_state=needed.token)
+        if params.name == "SaveWorkflow" and result.get("ok"):
+            await self.notices.prompts_changed()  # the saved workflow is a new prompt
         return types.CallToolResult(content=[types.TextContent(text=result_text(result))], structured_content=result,
                                     is_error=not result.get("ok", True))
 

@@ -17,6 +17,9 @@ are announced through resources and notifications, in both protocol eras:
 - 2026-07-28 (no server-initiated messages outside a request): `subscriptions/listen` streams;
   a notice publishes `ResourceUpdated` for `dwf://runs` and for the run's URI, and the client reads
   the resource to learn what happened.
+
+A saved workflow is a prompt, so a successful SaveWorkflow also sends `prompts/list_changed`
+(in both eras).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Literal
 
 import mcp_types as types
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, PromptsListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
@@ -138,6 +141,15 @@ class NoticeDelivery:
         """Deliver every notice of `watch` until cancelled."""
         async for notice in watch:
             await self.deliver(notice)
+
+    async def prompts_changed(self) -> None:
+        """Tell the client the prompt list changed (a workflow was saved: it is a prompt now)."""
+        for session in list(self.sessions):
+            try:
+                await session.send_prompt_list_changed()
+            except Exception as error:  # the client went away
+                log.warning("could not tell the client the prompts changed: %s", error)
+        await self.bus.publish(PromptsListChanged())
 
     async def deliver(self, notice: RunNotice) -> None:
         self._sequence += 1

@@ -267,10 +267,22 @@ async def test_a_bad_prompt_argument_or_name_is_a_clear_error(workspace):
 
 @pytest.mark.anyio
 async def test_a_workflow_saved_while_the_server_runs_becomes_a_prompt(workspace):
-    async with session(workspace, "--approve", "auto") as client:
-        before = await client.list_prompts()
-        saved = await client.call_tool("SaveWorkflow", {"script": SCRIPT})
-        after = await client.list_prompts()
+    changed = anyio.Event()
+
+    async def on_message(message):
+        if isinstance(message, types.PromptListChangedNotification):
+            changed.set()
+
+    with open(workspace.parent / "server.err", "a") as errors:
+        async with stdio_client(server(workspace, "--approve", "auto"), errlog=errors) as (read, write):
+            async with ClientSession(read, write, message_handler=on_message) as client:
+                initialized = await client.initialize()
+                before = await client.list_prompts()
+                saved = await client.call_tool("SaveWorkflow", {"script": SCRIPT})
+                with anyio.fail_after(10):
+                    await changed.wait()  # told, so a host refreshes its slash commands
+                after = await client.list_prompts()
+    assert initialized.capabilities.prompts.list_changed is True
     assert [prompt.name for prompt in before.prompts] == [WRITE_PROMPT]
     assert not saved.is_error
     assert [prompt.name for prompt in after.prompts] == [WRITE_PROMPT, "pair"]

@@ -14,7 +14,7 @@ The watch reads the journal on its own connection every `poll_s` (the journal is
 every process writes, so runs of other processes are seen the same way), off the event loop, and
 marks runs whose process died `stopped(interrupted)` as `dwfc runs` does, so a crashed run is
 reported finished rather than stalled. Runs that had already settled when the watch started are
-not reported; questions still pending then are.
+not reported (until one is resumed); questions still pending then are.
 
     async with RunWatch.of_workspace(root) as watch:
         async for notice in watch:
@@ -41,8 +41,8 @@ from dwf.runtime.values.plain_json import dumps
 NOTICE_KINDS = ("run-finished", "escalation-raised", "run-stalled")
 DEFAULT_STALL_AFTER_S = 600.0
 DEFAULT_POLL_S = 0.25
-RECONCILE_EVERY_S = 2.0
-NEWEST_RUNS = 64  # new runs are looked for among the newest; older ones were seen when they started
+LIST_ALL_EVERY_S = 2.0  # every run is listed (and dead processes' runs reconciled) this often
+NEWEST_RUNS = 64  # in between, new runs are looked for among the newest
 MAX_VALUE_CHARS = 16_000  # a larger result or report list is left to GetWorkflowRun
 
 
@@ -85,6 +85,7 @@ class _Followed:
     quiet_since: float = 0.0
     stall_reported: bool = False
     pending: set[str] = field(default_factory=set)  # questions raised and not yet answered
+    since_last_start: bool = False  # a resumed run: only events of its latest start are news
 
 
 class RunWatch:
@@ -105,7 +106,7 @@ class RunWatch:
         self.journal: JournalStore | None = None
         self._followed: dict[str, _Followed] = {}
         self._settled: set[str] = set()
-        self._reconciled_at = float("-inf")
+        self._listed_all_at = float("-inf")
         self._queue: list[RunNotice] = []
 
     @classmethod
@@ -162,12 +163,19 @@ class RunWatch:
         journal = self.open().journal
         now = self.clock()
         notices: list[RunNotice] = []
-        if self._followed and now - self._reconciled_at >= RECONCILE_EVERY_S:
-            self._reconciled_at = now
-            control.reconcile(journal, self.control_dir)
-        for row in journal.list_runs(limit=NEWEST_RUNS):
-            if row.id not in self._followed and row.id not in self._settled:  # new (perhaps settled already)
+        every_run = now - self._listed_all_at >= LIST_ALL_EVERY_S
+        if every_run:
+            self._listed_all_at = now
+            if self._followed:
+                control.reconcile(journal, self.control_dir)
+        for row in journal.list_runs(limit=None if every_run else NEWEST_RUNS):
+            if row.id in self._followed:
+                continue
+            if row.id not in self._settled:  # new, perhaps settled already
                 self._followed[row.id] = _Followed(quiet_since=now)
+            elif row.status == "running":  # resumed: what happened before it is old news
+                self._settled.discard(row.id)
+                self._followed[row.id] = _Followed(quiet_since=now, since_last_start=True)
         for run_id, followed in list(self._followed.items()):
             row = journal.get_run(run_id)
             if row is None:  # deleted under us
@@ -178,8 +186,11 @@ class RunWatch:
                 del self._followed[run_id]
                 self._settled.add(run_id)
                 notices.append(finished_notice(journal, row))
-            elif self._stalled(journal, row, followed, now):
-                notices.append(self._stall_notice(journal, row, followed, now))
+            elif not (followed.stall_reported or followed.pending) and now - followed.quiet_since >= self.stall_after_s:
+                asks = _asks_in_flight(journal, run_id)
+                if asks:
+                    followed.stall_reported = True
+                    notices.append(stall_notice(row, asks, now - followed.quiet_since))
         return notices
 
     def _read_events(self, journal: JournalStore, row: RunRow, followed: _Followed, now: float) -> list[RunNotice]:
@@ -188,6 +199,10 @@ class RunWatch:
             return []
         followed.seen_seq = events[-1]["seq"]
         followed.quiet_since, followed.stall_reported = now, False
+        if followed.since_last_start:
+            followed.since_last_start = False
+            starts = [index for index, event in enumerate(events) if event["type"] == "run-started"]
+            events = events[starts[-1]:] if starts else events
         raised: dict[str, dict] = {}
         for event in events:
             payload = event["payload"] or {}
@@ -200,23 +215,6 @@ class RunWatch:
         if row.status != "running":
             return []  # the finished notice says it all
         return [escalation_notice(row, payload) for payload in raised.values()]
-
-    def _stalled(self, journal: JournalStore, row: RunRow, followed: _Followed, now: float) -> bool:
-        if followed.stall_reported or followed.pending or now - followed.quiet_since < self.stall_after_s:
-            return False
-        return bool(_asks_in_flight(journal, row.id))
-
-    def _stall_notice(self, journal: JournalStore, row: RunRow, followed: _Followed, now: float) -> RunNotice:
-        followed.stall_reported = True
-        asks = _asks_in_flight(journal, row.id)
-        actors = sorted({node.actor for node in asks if node.actor})
-        idle = now - followed.quiet_since
-        return RunNotice("run-stalled", row.id, {
-            "name": row.meta.get("name"), "idle_s": round(idle, 1), "asks_in_flight": len(asks),
-            "sites": sorted({node.site for node in asks}), "actors": actors,
-            "guidance": f"Nothing has settled in {_minutes(idle)}; tell the user, and check GetWorkflowRun. "
-                        "Asks may just be slow: keep waiting unless the user wants it stopped (CancelWorkflowRun), "
-                        "or lower its load with AmendWorkflow(run, max_concurrency=...)."})
 
 
 # ---------------------------------------------------------------------------- notices
@@ -258,6 +256,16 @@ def escalation_notice(row: RunRow, payload: dict) -> RunNotice:
                     "answer=...); ask the user when it needs their decision."})
 
 
+def stall_notice(row: RunRow, asks: list, idle_s: float) -> RunNotice:
+    """The `run-stalled` notice of `row`, quiet for `idle_s` with the ask nodes `asks` in flight."""
+    return RunNotice("run-stalled", row.id, {
+        "name": row.meta.get("name"), "idle_s": round(idle_s, 1), "asks_in_flight": len(asks),
+        "sites": sorted({node.site for node in asks}), "actors": sorted({node.actor for node in asks if node.actor}),
+        "guidance": f"Nothing has settled in {_minutes(idle_s)}; tell the user, and check GetWorkflowRun. "
+                    "Asks may just be slow: keep waiting unless the user wants it stopped (CancelWorkflowRun), "
+                    "or lower its load with AmendWorkflow(run, max_concurrency=...)."})
+
+
 def _asks_in_flight(journal: JournalStore, run_id: str) -> list:
     return [node for node in journal.list_nodes(run_id, with_input=False)
             if node.kind == "ask" and node.status == "running"]
@@ -279,4 +287,5 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.0f} minutes" if seconds >= 120 else f"{seconds:.0f} seconds"
 
 
-__all__ = ["DEFAULT_STALL_AFTER_S", "NOTICE_KINDS", "RunNotice", "RunWatch", "escalation_notice", "finished_notice"]
+__all__ = ["DEFAULT_STALL_AFTER_S", "NOTICE_KINDS", "RunNotice", "RunWatch", "escalation_notice", "finished_notice",
+           "stall_notice"]

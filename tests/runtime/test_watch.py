@@ -97,6 +97,21 @@ async def test_a_failed_and_a_cancelled_run_say_what_to_do_next(workspace):
 
 
 @pytest.mark.anyio
+async def test_a_resumed_run_is_followed_again_from_its_new_start(workspace):
+    fixture(workspace, "second.json", second={"result": "B", "delay_s": 1.0})
+    async with ToolLayer(workspace, agent=f"scripted:{workspace / 'second.json'}", approver=approve_all) as tools, \
+            tools.watch(poll_s=0.02) as watch:
+        started = await tools.call("CreateWorkflow", {"script": SCRIPT})
+        await tools.call("CancelWorkflowRun", {"run": started["run_id"]})
+        stopped = await next_notice(watch)
+        resumed = await tools.call("ResumeWorkflowRun", {"run": started["run_id"]})
+        finished = await next_notice(watch)
+    assert resumed["ok"] and stopped.data["outcome"] == "stopped(model)"
+    assert (finished.run_id, finished.data["outcome"], finished.data["result"]) == (started["run_id"], "completed",
+                                                                                   ["A", "B"])
+
+
+@pytest.mark.anyio
 async def test_a_question_is_reported_once_with_its_id_and_actor(workspace):
     async with ToolLayer(workspace, agent=f"scripted:{workspace / 'asks.json'}", approver=approve_all) as tools, \
             tools.watch(poll_s=0.02) as watch:

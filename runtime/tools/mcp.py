@@ -24,6 +24,11 @@ elicitation capability (form mode) cannot show the plan, so such a call is refus
   approval held here, bound to the tool name and a hash of its arguments, used once: a retry
   with other arguments, or a forged or replayed token, is asked again rather than trusted.
 
+Runs report back: while it serves, the server watches every run of the workspace
+(`host/watch.py`) and pushes notices — a run finished, an actor asked a question, a run stalled
+— as log messages, Claude Code channel events and resource updates of `dwf://runs` and
+`dwf://runs/{run_id}` (`tools/notices.py`).
+
 Stdout is the protocol channel: `stdio_server` points fd 1 at stderr while serving, and logs go
 to stderr. Stdin is read by a daemon thread (`_StdinLines`) rather than the SDK's worker thread,
 which cancellation has to wait for: a server whose client is silent still stops at once on

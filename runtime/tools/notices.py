@@ -29,6 +29,7 @@ import re
 from collections import deque
 from typing import Literal
 
+import anyio
 import mcp_types as types
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, PromptsListChanged, ResourceUpdated
@@ -50,6 +51,7 @@ CHANNEL_METHOD = "notifications/claude/channel"
 LOGGER_NAME = "dwf.runs"
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 KEPT_NOTICES = 100
+RETRY_S = 5.0
 RUN_ID = re.compile(r"dwfrun-[0-9a-f]{32}")
 
 RUNS_RESOURCE = types.Resource(
@@ -138,9 +140,15 @@ class NoticeDelivery:
     # ------------------------------------------------------------ delivery
 
     async def pump(self, watch: RunWatch) -> None:
-        """Deliver every notice of `watch` until cancelled."""
-        async for notice in watch:
-            await self.deliver(notice)
+        """Deliver every notice of `watch` until cancelled. A failing check (a locked or unreadable
+        journal) is logged and tried again: the tools keep being served either way."""
+        while True:
+            try:
+                async for notice in watch:
+                    await self.deliver(notice)
+            except Exception:  # the watch's state is kept; the next check continues from it
+                log.exception("watching the runs failed; trying again in %s s", RETRY_S)
+                await anyio.sleep(RETRY_S)
 
     async def prompts_changed(self) -> None:
         """Tell the client the prompt list changed (a workflow was saved: it is a prompt now)."""

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dwf.grammar.meta import Meta
 
 from dwf.compiler import ir, snippet
-from dwf.compiler.checks.kind_checks import check_kinds
+from dwf.compiler.checks.kind_checks import check_kinds, node_text
 from dwf.compiler.checks.repeated_actors import check_repeated_helper_actors
+from dwf.compiler.checks.shared_state import check_shared_state
 from dwf.compiler.diagnostics import Diagnostic, DiagnosticSink
 from dwf.compiler.effect_rules import check_script
 from dwf.compiler.lower.constants import ModuleConstants
@@ -64,6 +65,7 @@ def compile_source(text: str, path: str = "<script>", options: CompileOptions = 
         check_kinds(body, lowerer.schemas, _arg_types(lowerer.meta_value), compiled, sink,
                     typeddicts=lowerer.typeddict_bodies())
         check_repeated_helper_actors(body, sink)
+        check_shared_state(body, lambda node: node_text(compiled, node), sink)
     except RecursionError:
         sink.report(InternalError, Span.point(1, 1), stage="lowering", detail="the script is nested too deeply to analyze")
     except Exception as error:  # a compiler bug must not become a traceback for the user

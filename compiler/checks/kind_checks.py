@@ -49,6 +49,24 @@ def check_kinds(body: tuple[ir.Stmt, ...], schemas: dict, arg_types: dict[str, s
     KindChecks(KindInference(body, schemas, arg_types, typeddicts), source, sink).run(body)
 
 
+def node_text(source: SourceFile, node) -> str:
+    """The source text of a node, on one line, shortened for a message."""
+    span = node.span
+    lines = source.lines[span.line - 1: span.end_line]
+    if not lines:
+        return "..."
+    if len(lines) == 1:
+        text = lines[0][span.column - 1: span.end_column - 1]
+    else:
+        text = " ".join([lines[0][span.column - 1:].strip(), *(l.strip() for l in lines[1:-1]),
+                         lines[-1][: span.end_column - 1].strip()])
+    if len(text) > TEXT_LIMIT:
+        if type(node) in (ir.FacadeCall, ir.Call) and "(" in text:
+            return text[: text.index("(")] + "(...)"
+        return text[: TEXT_LIMIT - 3] + "..."
+    return text
+
+
 class KindChecks:
     """The walk; see the module docstring."""
 
@@ -69,21 +87,7 @@ class KindChecks:
         self.sink.report(rule, span, **fields)
 
     def text(self, node) -> str:
-        """The source text of a node, on one line, shortened for a message."""
-        span = node.span
-        lines = self.source.lines[span.line - 1: span.end_line]
-        if not lines:
-            return "..."
-        if len(lines) == 1:
-            text = lines[0][span.column - 1: span.end_column - 1]
-        else:
-            text = " ".join([lines[0][span.column - 1:].strip(), *(l.strip() for l in lines[1:-1]),
-                             lines[-1][: span.end_column - 1].strip()])
-        if len(text) > TEXT_LIMIT:
-            if type(node) in (ir.FacadeCall, ir.Call) and "(" in text:
-                return text[: text.index("(")] + "(...)"
-            return text[: TEXT_LIMIT - 3] + "..."
-        return text
+        return node_text(self.source, node)
 
     # ------------------------------------------------------------ statements
 

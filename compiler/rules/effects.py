@@ -811,3 +811,73 @@ class CommandArgumentNotStr(Rule):
     name = "command-argument-not-str"
     message = "`world.run` arguments must be strings: `{text}` is {what}"
     help = "{hint}"
+
+
+class SharedStateInJoin(Rule):
+    """
+    ## What it does
+    Reports a change, inside an item of `parallel`, `gather` or `pipeline`, to a value the items
+    share: a top-level list appended to, a dict filled in (even with distinct keys), a set added
+    to, an attribute set — directly, in a function the item calls, or through a parameter every
+    item is given the same variable for. Changes in an item that never awaits are left alone (such
+    an item runs start to end in input order), except in a `pipeline` stage after the first, which
+    runs when the stage before it finished.
+
+    ## Why is this bad?
+    The items run at once and finish in whatever order their agents answer, so the shared value
+    ends up in completion order. A resumed run replays the finished items instantly, in another
+    order, and then differs from the run it continues (`InputHashMismatch`), or silently returns
+    something else.
+
+    ## Example
+    ```python
+    summaries = {}
+
+    async def summarize(path):
+        summaries[path] = await agent(f"reader-{path}").ask(f"Summarize {path}.")
+
+    await parallel(summarize(p) for p in paths)
+    ```
+
+    ## Use instead
+    ```python
+    async def summarize(path):
+        return await agent(f"reader-{path}").ask(f"Summarize {path}.")
+
+    summaries = dict(zip(paths, await parallel(summarize(p) for p in paths)))
+    ```
+    """
+
+    code = "DWF330"
+    name = "shared-state-in-join"
+    message = "`{text}` changes `{name}`, which every item of this `{join}` shares{where}: the items finish in any order"
+    help = "{hint}"
+
+
+class IdentityComparison(Rule):
+    """
+    ## What it does
+    Reports `is` and `is not` between values other than `None`, `True` and `False`.
+
+    ## Why is this bad?
+    `is` compares object identity. A resumed run reads finished results back from the journal as
+    new objects, so two values that were the same object in the original run are different
+    objects after a resume, and the script takes another branch than the run it continues.
+
+    ## Example
+    ```python
+    if summary is previous:
+        log("unchanged")
+    ```
+
+    ## Use instead
+    ```python
+    if summary == previous:
+        log("unchanged")
+    ```
+    """
+
+    code = "DWF331"
+    name = "identity-comparison"
+    message = "`{text}` compares object identity, which a resumed run does not keep"
+    help = "compare values with `{equal}` instead of `{op}`; keep `is` for `None`, `True` and `False`"

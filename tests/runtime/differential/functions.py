@@ -166,7 +166,7 @@ except KeyError as e:
 def f(x=(seen := [1, 2])):
     return x
 seen.append(3)
-return [f(), seen, f() is seen]
+return [f(), seen, f() == seen]
 """),
     ("default-redefined-in-loop", """
 fs = []
@@ -193,7 +193,7 @@ def add(item, bucket=[]):
 a = add(1)
 b = add(2)
 c = add(3, [])
-return [a, b, c, a is b]
+return [a, b, c, a == b]
 """),
     ("mutable-default-dict-cache", """
 def square(n, cache={}):
@@ -239,7 +239,7 @@ return collect(3)
     ("mutable-default-identity", """
 def f(x=[]):
     return x
-return [f() is f(), f([]) is f()]
+return [f() == f(), f([]) == f()]
 """),
     ("mutable-default-memo-recursion", """
 def fib(n, memo={}):

@@ -128,7 +128,7 @@ return [issue, isinstance(issue, dict), issue == {"file": "a.py", "line": 3}]
 raw = {"file": "b.py", "line": 7}
 issue = Issue(raw)
 issue["line"] += 1
-return [issue, raw, issue is raw]
+return [issue, raw, issue == raw]
 """),
     ("typeddict-spread", ISSUE + """
 base = {"file": "c.py", "line": 1}

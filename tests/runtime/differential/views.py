@@ -276,7 +276,7 @@ s |= d.keys()
 t = {'a', 'b'}
 t_alias = t
 t -= d.keys()
-return [s, alias, s is alias, t, t_alias, t is t_alias]
+return [s, alias, s == alias, t, t_alias, t == t_alias]
 """),
     ("set-augmented-and-xor-with-view", """
 d = {'a': 1, 'c': 3}

@@ -62,7 +62,7 @@ CORPUS = [
     error("unbound-name-attribute", "m = [str.lower][0]\nreturn m.name", "AttributeError: 'method_descriptor' object has no attribute 'name'"),
     error("dynamic-type-method-unknown", "t = [str][0]\nreturn t.mro", 'Misuse: `type` has no allowed attribute `mro`'),
     error("dynamic-type-value-attribute", "t = [int][0]\nreturn t.real", 'Misuse: `type` has no allowed attribute `real`'),
-    safe_value("dynamic-type-method", "t = [str][0]\nf = t.upper\nreturn [f('a'), repr(f), f is str.upper]", ["A", "<method 'upper' of 'str' objects>", True]),
+    safe_value("dynamic-type-method", "t = [str][0]\nf = t.upper\nreturn [f('a'), repr(f), f == str.upper]", ["A", "<method 'upper' of 'str' objects>", True]),
     error("unbound-on-facade", "return str.lower(files)", "TypeError: descriptor 'lower' for 'str' objects doesn't apply to a 'facade' object"),
     error("unbound-on-awaitable", "async def f():\n    return 1\nxs = [f()]\nreturn list.copy(xs[0])",
           "TypeError: descriptor 'copy' for 'list' objects doesn't apply to a 'awaitable' object"),

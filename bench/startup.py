@@ -108,12 +108,15 @@ def measure(rounds: int, folders: dict[str, Path], env: dict, script: str) -> li
     return measured
 
 
-def render_section(measured: list[Case], rounds: int) -> str:
-    now = datetime.datetime.now().astimezone()
+def load_average() -> str:
     try:
-        load = " (load average %.1f at the start)" % os.getloadavg()[0]
+        return " (load average %.1f at the start)" % os.getloadavg()[0]
     except OSError:
-        load = ""
+        return ""
+
+
+def render_section(measured: list[Case], rounds: int, load: str) -> str:
+    now = datetime.datetime.now().astimezone()
     lines = [
         SECTION,
         "",
@@ -168,6 +171,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="3 rounds instead of 15")
     options = parser.parse_args()
     rounds = 3 if options.quick else ROUNDS
+    load = load_average()
     with tempfile.TemporaryDirectory(prefix="dwf-bench-startup-") as tmp:
         folders = {"cold": Path(tmp) / "cold", "warm": Path(tmp) / "warm"}
         for folder in folders.values():
@@ -177,7 +181,7 @@ def main() -> int:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["DWF_HOME"] = str(Path(tmp) / "home")
         measured = measure(rounds, folders, env, "bench.dwf.py")
-    section = render_section(measured, rounds)
+    section = render_section(measured, rounds, load)
     print(section)
     if not options.no_write:
         write_section(SECTION, section)

@@ -14,14 +14,15 @@ temporary folder, so a crashed run does not ask again what it had finished):
 (a) 2,000 instant asks, 16 in flight: DWF runs `bench/run.py`'s throughput script (2,000 asks
     over 16 named agents, one `parallel`) on the scripted agent port answering at once, with the
     SQLite journal; LangGraph fans out 2,000 `Send` tasks from one node to an `ask` node that
-    returns at once, with `AsyncSqliteSaver`, `max_concurrency` 16 and `durability="sync"` (a
-    step's writes are saved before it goes on; DWF commits a dispatched ask's row before it runs).
+    returns at once, with `AsyncSqliteSaver` and `max_concurrency` 16, once with
+    `durability="sync"` (a step's writes are saved before it goes on; DWF commits a dispatched
+    ask's row before it runs) and once with its default, `"async"`.
 (b) 1,024 asks of 50 ms, 16 in flight: the same fan-outs, the ask taking 50 ms (the scripted
     port's `delay_s`; `asyncio.sleep` in the LangGraph node). The ideal is ceil(1024/16) x 50 ms.
 
-Each round runs DWF (a), LangGraph (a), DWF (b), LangGraph (b); a ratio is the median of the
-per-round ratios (LangGraph time / DWF time: above 1 means DWF is faster), since this shared
-machine's timings vary between identical runs.
+Each round runs (a) on DWF, LangGraph sync and LangGraph async, then (b) the same way; a ratio
+is the median of the per-round ratios (LangGraph time / DWF time: above 1 means DWF is faster),
+since this shared machine's timings vary between identical runs.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def langgraph_graph():
     return graph
 
 
-def langgraph_run(folder: Path, asks: int, latency: float) -> float:
+def langgraph_run(folder: Path, asks: int, latency: float, durability: str) -> float:
     """Seconds of one LangGraph run of the same fan-out, checkpointed in SQLite."""
     async def run() -> float:
         async with AsyncSqliteSaver.from_conn_string(str(folder / "checkpoints.db")) as saver:
@@ -136,7 +137,8 @@ def langgraph_run(folder: Path, asks: int, latency: float) -> float:
             config = {"configurable": {"thread_id": "bench"}, "max_concurrency": CONCURRENCY,
                       "recursion_limit": 10}
             started = time.perf_counter()
-            state = await app.ainvoke({"asks": asks, "latency": latency, "results": []}, config, durability="sync")
+            state = await app.ainvoke({"asks": asks, "latency": latency, "results": []}, config,
+                                      durability=durability)
             elapsed = time.perf_counter() - started
         assert len(state["results"]) == asks, len(state["results"])
         return elapsed
@@ -147,29 +149,46 @@ def langgraph_run(folder: Path, asks: int, latency: float) -> float:
 # ---------------------------------------------------------------- rounds and report
 
 
+WORKLOADS = {"a": (INSTANT_ASKS, 0.0), "b": (FANOUT_ASKS, LATENCY_S)}
+ENGINES = {"dwf": lambda folder, asks, latency: dwf_run(folder, asks, latency),
+           "sync": lambda folder, asks, latency: langgraph_run(folder, asks, latency, "sync"),
+           "async": lambda folder, asks, latency: langgraph_run(folder, asks, latency, "async")}
+
+
 def measure(rounds: int) -> dict:
-    times = {key: [] for key in ("dwf_a", "lg_a", "dwf_b", "lg_b")}
+    """Seconds by (workload, engine), one entry per round, the engines alternating in each."""
+    times = {(workload, engine): [] for workload in WORKLOADS for engine in ENGINES}
     with tempfile.TemporaryDirectory(prefix="dwf-bench-peers-") as tmp:
         for number in range(rounds):
-            for key, run, asks, latency in (("dwf_a", dwf_run, INSTANT_ASKS, 0.0), ("lg_a", langgraph_run, INSTANT_ASKS, 0.0),
-                                            ("dwf_b", dwf_run, FANOUT_ASKS, LATENCY_S),
-                                            ("lg_b", langgraph_run, FANOUT_ASKS, LATENCY_S)):
-                folder = Path(tmp) / f"{key}-{number}"
-                folder.mkdir()
-                times[key].append(run(folder, asks, latency))
+            for workload, (asks, latency) in WORKLOADS.items():
+                for engine, run in ENGINES.items():
+                    folder = Path(tmp) / f"{workload}-{engine}-{number}"
+                    folder.mkdir()
+                    times[workload, engine].append(run(folder, asks, latency))
     return times
 
 
-def render(times: dict, rounds: int) -> str:
+def render(times: dict, rounds: int, load: float) -> str:
     import langgraph.version
 
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     ideal = math.ceil(FANOUT_ASKS / CONCURRENCY) * LATENCY_S
-    ratio_a = statistics.median(lg / dwf for dwf, lg in zip(times["dwf_a"], times["lg_a"]))
-    ratio_b = statistics.median(lg / dwf for dwf, lg in zip(times["dwf_b"], times["lg_b"]))
     median = {key: statistics.median(values) for key, values in times.items()}
-    per_round = lambda a, b: ", ".join(f"{lg / dwf:.2f}" for dwf, lg in zip(times[a], times[b]))
+
+    def ratio(workload: str, engine: str) -> str:
+        pairs = [peer / dwf for dwf, peer in zip(times[workload, "dwf"], times[workload, engine])]
+        return f"**{statistics.median(pairs):.2f}×** ({', '.join(f'{r:.2f}' for r in pairs)})"
+
+    def took(workload: str, engine: str) -> str:
+        seconds = median[workload, engine]
+        if workload == "a":
+            return f"{seconds:.2f} s ({INSTANT_ASKS / seconds:,.0f} asks/s)"
+        return f"{seconds:.2f} s ({seconds / ideal:.2f}× ideal)"
+
+    rows = [f"| {label} | {took(w, 'dwf')} | {took(w, 'sync')} | {ratio(w, 'sync')} | {took(w, 'async')} | "
+            f"{ratio(w, 'async')} |"
+            for w, label in (("a", f"(a) {INSTANT_ASKS:,} instant asks"),
+                             ("b", f"(b) {FANOUT_ASKS:,} asks of {LATENCY_S * 1000:.0f} ms (ideal {ideal:.2f} s)"))]
     return "\n".join([
         SECTION,
         "",
@@ -177,19 +196,17 @@ def render(times: dict, rounds: int) -> str:
         f"at the start), Python {platform.python_version()}, {platform.system()} {platform.machine()}; "
         f"LangGraph {langgraph.version.__version__} with `AsyncSqliteSaver` (the optional `peers` extra).",
         "",
-        f"The same workloads in one process each, in {rounds} alternating rounds (DWF, LangGraph, DWF, LangGraph); "
-        "both durable in a SQLite file (DWF's journal, LangGraph's checkpointer with `durability=\"sync\"`), "
-        f"{CONCURRENCY} asks in flight. Times are medians; a ratio is the median of the per-round ratios "
-        "LangGraph / DWF (above 1: DWF is faster). See the docstring of `bench/peers/peers.py` for the graphs.",
+        f"The same workloads in one process each, in {rounds} rounds in which the engines alternate (DWF, "
+        "LangGraph `durability=\"sync\"`, LangGraph `durability=\"async\"`, its default), all durable in a "
+        f"SQLite file (DWF's journal, LangGraph's checkpointer), {CONCURRENCY} asks in flight. Times are "
+        "medians; a ratio is LangGraph / DWF, the median of the per-round ratios (each round's in brackets; "
+        "above 1: DWF is faster). `sync` saves a step's writes before the step goes on, as DWF commits a "
+        "dispatched ask's row before it runs; `async` saves them while the next step runs. See the docstring "
+        "of `bench/peers/peers.py` for the graphs.",
         "",
-        "| workload | DWF | LangGraph | LangGraph / DWF | per round |",
-        "|---|---:|---:|---:|---|",
-        f"| (a) {INSTANT_ASKS:,} instant asks | {median['dwf_a']:.2f} s ({INSTANT_ASKS / median['dwf_a']:,.0f} asks/s) | "
-        f"{median['lg_a']:.2f} s ({INSTANT_ASKS / median['lg_a']:,.0f} asks/s) | **{ratio_a:.2f}×** | "
-        f"{per_round('dwf_a', 'lg_a')} |",
-        f"| (b) {FANOUT_ASKS:,} asks of {LATENCY_S * 1000:.0f} ms (ideal {ideal:.2f} s) | {median['dwf_b']:.2f} s "
-        f"({median['dwf_b'] / ideal:.2f}× ideal) | {median['lg_b']:.2f} s ({median['lg_b'] / ideal:.2f}× ideal) | "
-        f"**{ratio_b:.2f}×** | {per_round('dwf_b', 'lg_b')} |",
+        "| workload | DWF | LangGraph sync | LangGraph sync / DWF | LangGraph async | LangGraph async / DWF |",
+        "|---|---:|---:|---:|---:|---:|",
+        *rows,
         "",
     ])
 
@@ -199,8 +216,9 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true", help="print the figures without touching docs/")
     parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"alternating rounds (default {ROUNDS})")
     options = parser.parse_args()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     times = measure(max(1, options.rounds))
-    section = render(times, max(1, options.rounds))
+    section = render(times, max(1, options.rounds), load)
     print(section)
     if not options.no_write:
         write_section(SECTION, section)

@@ -25,12 +25,14 @@ fingerprint and this text. The key lives outside every workspace, so a `.dwf/cac
 with a repository, an archive or another machine (a *foreign* entry) cannot verify, whatever
 its checksums say; a truncated, edited or other-version entry fails the same checks. Any failure
 is a miss: the script is compiled and the entry written again. Entries are only ever written
-whole (`statedir.write_atomic`). The cache is best effort: a folder or key that cannot be read
+whole (`statedir.write_atomic`); past `MAX_ENTRIES` the least recently used are deleted. The
+cache is best effort: a folder or key that cannot be read
 or written means compiling every time, never an error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
 MAGIC = b"dwf-compile-cache 1 "
 KEY_NAME = "cache.key"
 KEY_BYTES = 32
+MAX_ENTRIES = 256  # per workspace: an editor that checks on every save writes an entry per version
 
 
 class CompileCache:
@@ -74,6 +77,8 @@ class CompileCache:
         key = self._key() if self.folder.parent.is_dir() else None  # no state folder: no entries, no key
         found = self.load(text, path, key) if key is not None else None
         if found is not None:
+            with contextlib.suppress(OSError):  # recently used entries outlive the pruning
+                os.utime(self.entry_path(text))
             return found
         from dwf.compiler.compile import compile_source  # deferred: start-up (libcst)
 
@@ -110,8 +115,20 @@ class CompileCache:
             return
         try:
             write_atomic(self.entry_path(text), MAGIC + _mac(key, payload) + b"\n" + payload)
+            self._prune()
         except OSError:
             pass
+
+    def _prune(self) -> None:
+        """Past `MAX_ENTRIES` entries, delete the least recently used down to three quarters of
+        it (so that not every store prunes)."""
+        entries = [entry for entry in os.scandir(self.folder) if entry.name.endswith(".json")]
+        if len(entries) <= MAX_ENTRIES:
+            return
+        entries.sort(key=lambda entry: entry.stat().st_mtime_ns, reverse=True)
+        for entry in entries[MAX_ENTRIES * 3 // 4:]:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
 
     def _key(self) -> bytes | None:
         """The user's cache key, created on first use; None when it cannot be read or made."""

@@ -239,6 +239,18 @@ def test_nothing_is_cached_where_dwf_keeps_no_state(tmp_path, home):
     assert cache.entry_path(SCRIPT).is_file()
 
 
+def test_the_least_recently_used_entries_are_pruned(cache, monkeypatch):
+    monkeypatch.setattr("dwf.runtime.engine.compile_cache.MAX_ENTRIES", 4)
+    texts = [SCRIPT.replace("Compiled once.", f"Version {n}.") for n in range(5)]
+    for age, text in enumerate(texts[:4]):
+        cache.compile(text, "s.dwf.py")
+        os.utime(cache.entry_path(text), (1_000_000 + age, 1_000_000 + age))  # texts[0] is the oldest
+    cache.compile(texts[0], "s.dwf.py")  # a hit: now the most recently used
+    cache.compile(texts[4], "s.dwf.py")  # a fifth entry: prune to three
+    kept = sorted(path.name for path in cache.folder.glob("*.json"))
+    assert kept == sorted(cache.entry_path(text).name for text in (texts[0], texts[3], texts[4]))
+
+
 def test_bytes_that_are_not_utf8_get_the_compilers_diagnostic(cache):
     result = compile_script(b"meta = 1\n\xff\n", "bad.dwf.py", cache)
     assert [d.code for d in result.diagnostics] == ["DWF002"]

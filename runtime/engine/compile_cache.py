@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 MAGIC = b"dwf-compile-cache 1 "
 KEY_NAME = "cache.key"
 KEY_BYTES = 32
+INTERNAL_ERROR = "DWF901"  # `compiler.rules.internal.InternalError`, named without importing the rules
 MAX_ENTRIES = 256  # per workspace: an editor that checks on every save writes an entry per version
 
 
@@ -108,7 +109,11 @@ class CompileCache:
             return None
 
     def store(self, text: str, result: CompileResult, key: bytes) -> None:
-        """Keep `result`, the compile result of `text`; a failure to write is ignored."""
+        """Keep `result`, the compile result of `text`; a failure to write is ignored. A compiler
+        failure (`DWF901`, e.g. a script nested past this thread's recursion limit) is not kept:
+        it may not happen again."""
+        if any(d.code == INTERNAL_ERROR for d in result.diagnostics):
+            return
         try:
             payload = _payload(text, result)
         except ValueError:  # a value JSON cannot carry: such a script is just compiled every time

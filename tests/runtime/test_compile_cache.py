@@ -251,6 +251,18 @@ def test_the_least_recently_used_entries_are_pruned(cache, monkeypatch):
     assert kept == sorted(cache.entry_path(text).name for text in (texts[0], texts[3], texts[4]))
 
 
+def test_a_compiler_failure_is_not_kept(cache):
+    from dwf.compiler.result import CompileResult
+    from dwf.compiler.rules.internal import InternalError
+    from dwf.compiler.source import SourceFile, Span
+    from dwf.runtime.engine.compile_cache import INTERNAL_ERROR
+
+    assert InternalError.code == INTERNAL_ERROR
+    failed = InternalError.diagnostic(Span.point(1, 1), stage="lowering", detail="the script is nested too deeply")
+    cache.store(SCRIPT, CompileResult(SourceFile("s.dwf.py", SCRIPT), [failed], None), key_of(cache))
+    assert not cache.entry_path(SCRIPT).exists()
+
+
 def test_bytes_that_are_not_utf8_get_the_compilers_diagnostic(cache):
     result = compile_script(b"meta = 1\n\xff\n", "bad.dwf.py", cache)
     assert [d.code for d in result.diagnostics] == ["DWF002"]

@@ -259,6 +259,7 @@ def test_a_compiler_failure_is_not_kept(cache):
 
     assert InternalError.code == INTERNAL_ERROR
     failed = InternalError.diagnostic(Span.point(1, 1), stage="lowering", detail="the script is nested too deeply")
+    cache.compile(GREET, "greet.dwf.py")  # makes the key
     cache.store(SCRIPT, CompileResult(SourceFile("s.dwf.py", SCRIPT), [failed], None), key_of(cache))
     assert not cache.entry_path(SCRIPT).exists()
 

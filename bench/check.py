@@ -68,11 +68,12 @@ class Run:
     stdout: str
 
 
-def run_process(argv: list[str]) -> Run:
-    """Spawn `argv`, wait for it with `os.wait4` and return wall time and the child's peak RSS."""
+def run_process(argv: list[str], *, cwd: Path | None = None, env: dict | None = None) -> Run:
+    """Spawn `argv` (in `cwd`, with `env`), wait for it with `os.wait4` and return wall time and
+    the child's peak RSS."""
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
-        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=cwd, env=env)
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - start
         child.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen from waiting

@@ -44,6 +44,12 @@ class Diagnostic:
             "help": self.help,
         }
 
+    @classmethod
+    def from_json(cls, data: dict) -> Diagnostic:
+        """The diagnostic `to_json` gave `data` for."""
+        span = Span(data["line"], data["column"], data["end_line"], data["end_column"])
+        return cls(span, data["code"], data["severity"], data["message"], data["help"])
+
 
 class Reportable(Protocol):
     """Reportable: what the sink needs of a rule (`compiler.rules.Rule`, the class itself)."""

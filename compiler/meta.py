@@ -1,14 +1,18 @@
 """This module defines meta-block extraction: the literal `meta = {...}` is read as data
 without evaluating the script, validated against the shipped JSON Schema, and every violation
-is reported at the source position of the offending key or value."""
+is reported at the source position of the offending key or value.
+
+Most meta blocks are valid, and jsonschema costs more to import than compiling a short script:
+`plainly_valid` decides the common case by hand, and only a block it cannot vouch for is given
+to the validator, whose errors the diagnostics are made of."""
 
 from __future__ import annotations
 
 import difflib
 import json
-from typing import Callable
+import re
+from typing import TYPE_CHECKING, Callable
 
-import jsonschema
 import libcst as cst
 
 from dwf.grammar.meta import Meta, meta_schema, value_matches_arg_type
@@ -16,6 +20,9 @@ from dwf.grammar.meta import Meta, meta_schema, value_matches_arg_type
 from dwf.compiler.diagnostics import DiagnosticSink
 from .rules.meta import ArgDefaultMismatch, MetaNotLiteral, MetaSchemaViolation
 from dwf.compiler.source import Span
+
+if TYPE_CHECKING:
+    import jsonschema
 
 _EMPTY_MODULE = cst.Module(body=[])
 
@@ -128,7 +135,45 @@ def extract_meta(node: cst.BaseExpression, span_of: Callable[[cst.CSTNode], Span
     return value, phases
 
 
+# What `grammar/meta.schema.json` allows, for `plainly_valid` (tests/compiler/test_meta_fast_path.py
+# checks against the schema that everything it accepts is valid).
+_META_KEYS = frozenset({"name", "description", "when_to_use", "phases", "args", "max_concurrency", "max_agents"})
+_PHASE_KEYS = frozenset({"title", "detail"})
+_ARG_KEYS = frozenset({"type", "description", "required", "default"})
+_ARG_TYPES = frozenset({"string", "integer", "number", "boolean", "json"})
+_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+_ARG_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def plainly_valid(meta: object) -> bool:
+    """True only when `meta` certainly satisfies the meta schema; False also for some valid
+    blocks (a float cap of 2.0, say), which the validator then accepts."""
+    if not isinstance(meta, dict) or not meta.keys() <= _META_KEYS:
+        return False
+    name, description = meta.get("name"), meta.get("description")
+    if not (isinstance(name, str) and _NAME.fullmatch(name) and isinstance(description, str)
+            and 1 <= len(description) <= 500 and isinstance(meta.get("when_to_use", ""), str)):
+        return False
+    phases, declared = meta.get("phases", []), meta.get("args", {})
+    if not isinstance(phases, list) or not isinstance(declared, dict):
+        return False
+    for phase in phases:
+        if not (isinstance(phase, dict) and phase.keys() <= _PHASE_KEYS and isinstance(phase.get("title"), str)
+                and phase["title"] and isinstance(phase.get("detail", ""), str)):
+            return False
+    for key, spec in declared.items():
+        if not (isinstance(key, str) and _ARG_NAME.fullmatch(key) and isinstance(spec, dict)
+                and spec.keys() <= _ARG_KEYS and isinstance(spec.get("type"), str) and spec["type"] in _ARG_TYPES
+                and isinstance(spec.get("description", ""), str) and isinstance(spec.get("required", False), bool)):
+            return False
+    return all(type(meta[cap]) is int and meta[cap] >= 1 for cap in ("max_concurrency", "max_agents") if cap in meta)
+
+
 def _validate(value: dict, literal: _Literal, span_of, sink: DiagnosticSink) -> None:
+    if plainly_valid(value):
+        return
+    import jsonschema  # deferred: start-up (only a meta block `plainly_valid` cannot vouch for)
+
     schema = meta_schema()
     validator = jsonschema.Draft202012Validator(schema)
     for error in sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message)):

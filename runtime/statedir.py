@@ -9,10 +9,12 @@ A workspace's state lives in one folder, `<workspace>/.dwf/` (`StateDir`):
     .dwf/workflows/                saved workflows of scope "project" (`host/saved.py`)
     .dwf/drafts/                   drafts a host agent submitted inline (`host/drafts.py`)
     .dwf/agents/                   agent definitions (`ports/agent_definitions.py`)
+    .dwf/cache/                    compile results of unchanged scripts (`engine/compile_cache.py`)
 
 and the user's in one more, `$DWF_HOME` (`dwf_home()`, `~/.dwf` by default), which holds the
-global `workflows/` and `agents/`. Every other module asks this one for a path instead of
-spelling a folder name, so the layout is stated once.
+global `workflows/` and `agents/`, and `cache.key`, the key the compile cache authenticates its
+entries with. Every other module asks this one for a path instead of spelling a folder name, so
+the layout is stated once.
 
 `write_atomic` is the one way a file in these folders is written when a reader must never see it
 half written: the data goes to a temporary file `.<name>.<random>.tmp` in the target's folder
@@ -34,6 +36,7 @@ HOME_VARIABLE = "DWF_HOME"
 DEFAULT_HOME = "~/.dwf"
 FILE_MODE = 0o666  # the mode of a new file before the umask: what `open()` would create
 PRIVATE_MODE = 0o600  # owner only: the mode questions, answers and artifacts have always had
+SCOPES = ("project", "global")  # where saved workflows live: the workspace's `.dwf/`, or `$DWF_HOME`
 
 
 class StateDir:
@@ -84,6 +87,11 @@ class StateDir:
     def drafts(self) -> Path:
         """The drafts a host agent submitted inline."""
         return self.folder / "drafts"
+
+    @property
+    def cache(self) -> Path:
+        """The compile cache: one authenticated entry per compiled script text."""
+        return self.folder / "cache"
 
     @property
     def agents(self) -> Path:

@@ -184,7 +184,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
     def _find_meta(self, module: cst.Module) -> None:
         """Read the meta block, the first top-level `meta = ...`, before anything is lowered,
         so that `args[...]` lookups anywhere can be checked against its arguments."""
-        from dwf.compiler.meta import extract_meta  # deferred: start-up (jsonschema, for scripts with a meta block)
+        from dwf.compiler.meta import extract_meta  # deferred: start-up (only scripts with a meta block)
 
         node = meta_block(module)
         if node is None:

@@ -23,10 +23,10 @@ import difflib
 import hashlib
 import re
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 import libcst as cst
-from jsonschema import Draft202012Validator
 
 from dwf.compiler.ir import canonical_json
 from dwf.compiler.lower.literals import NOT_LITERAL, literal_value, short_source, string_value
@@ -52,9 +52,15 @@ _SUBSCHEMA_MAPS = {"properties", "patternProperties", "$defs", "definitions", "d
 _SUBSCHEMA_LISTS = {"allOf", "anyOf", "oneOf", "prefixItems"}
 _JSON_TYPES = ["string", "integer", "number", "boolean", "null", "array", "object"]
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
-_META_VALIDATOR = Draft202012Validator(Draft202012Validator.META_SCHEMA,
-                                       format_checker=Draft202012Validator.FORMAT_CHECKER)
 _NOT_CONSTANT = object()  # a constant that could not be evaluated (already reported)
+
+
+@cache
+def _meta_validator():
+    """The validator of JSON Schema itself (draft 2020-12), built when a literal schema needs it."""
+    from jsonschema import Draft202012Validator  # deferred: start-up (scripts without literal schemas)
+
+    return Draft202012Validator(Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 class LiteralSchemaEvaluator:
@@ -170,7 +176,7 @@ class LiteralSchemaEvaluator:
                          help=f'remove `$schema` or set it to "{SCHEMA_DIALECT}"')
             value = {k: v for k, v in value.items() if k != "$schema"}
         seen: set[tuple] = set()
-        for error in _META_VALIDATOR.iter_errors(value):
+        for error in _meta_validator().iter_errors(value):
             path = tuple(error.absolute_path)
             detail = _meta_detail(error, path)
             if (path, detail) in seen:

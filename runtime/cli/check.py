@@ -11,13 +11,14 @@ import difflib
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from dwf.compiler import render
-from dwf.compiler.compile import CompileResult, compile_bytes
-from dwf.compiler.rules import all_rules, lookup
 from dwf.grammar import language_guide
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, UsageError
 from dwf.runtime.cli.usage import read_script, report_usage_problems
+
+if TYPE_CHECKING:
+    from dwf.compiler.result import CompileResult
 
 
 def cmd_guide(args) -> int:
@@ -48,13 +49,18 @@ def expand_inputs(names: list[str]) -> tuple[list[Path], list[str]]:
 
 
 def compile_path(path: str | Path) -> CompileResult:
-    """compile_path(path): the compile result of the script file `path`, named as given;
-    `UsageError` when it cannot be read."""
-    return compile_bytes(read_script(path), str(path))
+    """compile_path(path): the compile result of the script file `path`, named as given, through
+    the compile cache of the current directory when it is a workspace (it has a `.dwf/` folder);
+    `UsageError` when the file cannot be read."""
+    from dwf.runtime.engine.compile_cache import CompileCache, compile_script  # deferred: start-up
+
+    return compile_script(read_script(path), str(path), CompileCache.of_workspace(Path.cwd()))
 
 
 def cmd_check(args) -> int:
     """`dwfc check FILE|DIR...`: compile each script and print its diagnostics in `--format`."""
+    import dwf.compiler.render as render  # deferred: start-up
+
     files, problems = expand_inputs(args.files)
     results: list[CompileResult] = []
     for path in files:
@@ -85,6 +91,8 @@ def cmd_check(args) -> int:
 
 def cmd_rules(args) -> int:
     """`dwfc rules`: the diagnostic catalogue, one rule a line (or a JSON array)."""
+    from dwf.compiler.rules import all_rules  # deferred: start-up
+
     rules = all_rules()
     if args.format == "json":
         data = [{"code": r.code, "name": r.name, "severity": r.severity, "group": r.group(),
@@ -99,6 +107,8 @@ def cmd_rules(args) -> int:
 
 def cmd_explain(args) -> int:
     """`dwfc explain CODE`: the documentation of one rule, by code or name."""
+    from dwf.compiler.rules import all_rules, lookup  # deferred: start-up
+
     rule = lookup(args.code)
     if rule is None:
         known = [r.code for r in all_rules()] + [r.name for r in all_rules()]

@@ -15,11 +15,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from dwf.compiler import render
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, UsageError
 from dwf.runtime.cli.options import WORKSPACE, own_options
 from dwf.runtime.cli.usage import confirm, read_script
-from dwf.runtime.values.plain_json import dumps
 
 
 def add_parsers(commands) -> None:
@@ -41,7 +39,9 @@ def cmd_eval(args) -> int:
     """`dwfc eval SNIPPET_FILE`: compile, approve the commands if any, run, print the value."""
     import anyio  # deferred: start-up
 
+    import dwf.compiler.render as render  # deferred: start-up
     from dwf.runtime.host.snippets import compile_snippet, eval_snippet  # deferred: start-up
+    from dwf.runtime.values.plain_json import dumps  # deferred: start-up
 
     source = _read_snippet(Path(args.file))
     workspace = Path(args.workspace) if args.workspace else Path.cwd()

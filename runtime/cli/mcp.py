@@ -11,7 +11,6 @@ or the agent port is unusable), reported before anything is served.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from pathlib import Path
@@ -45,6 +44,8 @@ def add_parsers(commands) -> None:
 
 def cmd_mcp(args) -> int:
     """`dwfc mcp`: serve the tool layer over MCP stdio until the client disconnects."""
+    import logging  # deferred: start-up
+
     import anyio  # deferred: start-up
 
     from dwf.runtime.tools.layer import ToolLayerError  # deferred: start-up

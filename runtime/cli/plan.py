@@ -15,20 +15,20 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from dwf.compiler import render
-from dwf.compiler.compile import CompileResult
-from dwf.runtime.cli import graphviz as graphviz_bin
 from dwf.runtime.cli.check import compile_path
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, UsageError
 from dwf.runtime.cli.options import RUN_ARGS
 from dwf.runtime.cli.usage import isatty, read_run_args
-from dwf.runtime.host.saved import resolve_called
-from dwf.runtime.ports.agent_definitions import check_agent_types
 
-# The analyses and renderers (networkx, graphviz) and the engine's argument check are imported
-# by the handlers, not here, so adding these subcommands to `dwfc` costs `dwfc check` nothing
-# at start-up (tests/plan/test_plan_cli.py checks it).
+if TYPE_CHECKING:
+    from dwf.compiler.result import CompileResult
+
+# The analyses and renderers (the IR, networkx, graphviz) and the engine's argument check are
+# imported by the handlers, not here, so adding these subcommands to `dwfc` costs `dwfc --version`
+# nothing at start-up (tests/plan/test_plan_cli.py checks it), and a plan of a cached script
+# never loads the front end.
 
 PLAN_FORMATS = ("text", "json", "html")
 GRAPH_KINDS = ("phase", "causal", "handoff")
@@ -72,6 +72,8 @@ def _compile(name: str) -> CompileResult:
 
 
 def _print_diagnostics(result: CompileResult) -> None:
+    import dwf.compiler.render as render  # deferred: start-up
+
     sys.stderr.write(render.render_full(result))
     sys.stderr.write(render.summary_line([result]) + "\n")
     sys.stderr.write(f"dwfc: {result.source.path} has errors, so it has no plan; fix them and try again\n")
@@ -98,6 +100,8 @@ def _write(output: str | None, data: str | bytes) -> None:
 
 
 def _svg(dot_source: str) -> str:
+    import dwf.runtime.cli.graphviz as graphviz_bin  # deferred: start-up
+
     try:
         return graphviz_bin.render_svg(dot_source)
     except (graphviz_bin.GraphvizMissing, graphviz_bin.GraphvizFailed) as error:
@@ -109,13 +113,17 @@ def _svg(dot_source: str) -> str:
 
 def cmd_plan(args) -> int:
     """`dwfc plan FILE`: the plan of a script as text, JSON or an HTML page."""
+    import dwf.compiler.render as render  # deferred: start-up
     from dwf.compiler.plan.document import build_plan, rejected  # deferred: start-up
     from dwf.compiler.plan.graph_render import to_dot  # deferred: start-up
     from dwf.compiler.plan.graphs import build_graphs  # deferred: start-up
     from dwf.compiler.plan.html import render_html  # deferred: start-up
     from dwf.runtime.engine.arguments import ArgumentError, validate_args  # deferred: start-up
     from dwf.runtime.engine.called import compile_called  # deferred: start-up
+    from dwf.runtime.engine.compile_cache import CompileCache  # deferred: start-up
     from dwf.runtime.host.approval import plan_with_called, render_plan_text  # deferred: start-up
+    from dwf.runtime.host.saved import resolve_called  # deferred: start-up
+    from dwf.runtime.ports.agent_definitions import check_agent_types  # deferred: start-up
 
     result = _compile(args.file)
     given = read_run_args(args.args)
@@ -134,7 +142,8 @@ def cmd_plan(args) -> int:
             raise UsageError(f"{count} problem{'s' if count != 1 else ''} with --args: " + "; ".join(error.problems)) from None
     problems = check_agent_types(result.program, Path.cwd())  # LANGUAGE §6.1: an error when planned
     sources = resolve_called(result.program, Path.cwd())  # the saved workflows it calls, as `run` would
-    called, called_problems = compile_called(result.program, sources)
+    cache = CompileCache.of_workspace(Path.cwd())
+    called, called_problems = compile_called(result.program, sources, cache)
     problems += called_problems
     if problems:
         raise UsageError("; ".join(problems))
@@ -164,6 +173,7 @@ def cmd_graph(args) -> int:
     """`dwfc graph FILE`: one graph of a script's plan as DOT, SVG, PNG, Mermaid or text."""
     from dwf.compiler.plan.graph_render import RENDERERS, to_dot  # deferred: start-up
     from dwf.compiler.plan.graphs import build_graphs  # deferred: start-up
+    import dwf.runtime.cli.graphviz as graphviz_bin  # deferred: start-up
 
     result = _compile(args.file)
     if not result.ok:

@@ -9,19 +9,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from dwf.compiler import render
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
 from dwf.runtime.cli.options import ceilings_of
-from dwf.runtime.cli.progress import dumps, make_progress
 from dwf.runtime.cli.usage import collect_run_args, confirm, isatty, read_script, report_usage_problems
-from dwf.runtime.host.saved import SavedWorkflowError, locate_saved
-from dwf.runtime.journal.store import JournalError
-from dwf.runtime.ports.agent_definitions import check_agent_types
 
 
 def cmd_run(args) -> int:
     """`dwfc run FILE|--saved NAME`: prepare the run (compile once, validate), approve, run headless (TOOLS §1, §4)."""
+    import dwf.compiler.render as render  # deferred: start-up
+    from dwf.runtime.cli.progress import dumps, make_progress  # deferred: start-up
     from dwf.runtime.host.approval import plan_summary  # deferred: start-up
+    from dwf.runtime.ports.agent_definitions import check_agent_types  # deferred: start-up
 
     path = _script_to_run(args)
     data = read_script(path)
@@ -71,6 +69,8 @@ def cmd_run(args) -> int:
 
 def _script_to_run(args) -> Path:
     """FILE, or the file of the saved workflow `--saved NAME` (only read: a run never modifies it)."""
+    from dwf.runtime.host.saved import SavedWorkflowError, locate_saved  # deferred: start-up
+
     if (args.file is None) == (args.saved is None):
         raise UsageError("give exactly one script to run: a FILE or --saved NAME (`dwfc saved` lists the saved ones)")
     if args.saved is None:
@@ -131,6 +131,7 @@ def settle(session, progress, start):
 
     from dwf.runtime.cli.driver import drive  # deferred: start-up
     from dwf.runtime.engine import StartError  # deferred: start-up
+    from dwf.runtime.journal.store import JournalError  # deferred: start-up
 
     async def main():
         try:

@@ -18,18 +18,15 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from dwf.compiler import render
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
 from dwf.runtime.cli.options import (APPROVE, CEILINGS, CHANGED_CAPS, RERUN_AGENT, WORKSPACE, changed_caps,
                                      or_none, own_options, positive_int)
-from dwf.runtime.cli.progress import make_progress
 from dwf.runtime.cli.usage import confirm, read_script, report_usage_problems, workspace_root
 from dwf.runtime.cli.run import question_port, settle, workspace_session
-from dwf.runtime.host import run_views
-from dwf.runtime.journal import control as service
-from dwf.runtime.journal.store import JournalError
 from dwf.runtime.statedir import StateDir
-from dwf.runtime.values.plain_json import dumps
+
+# The journal, its views and the progress renderers are imported by the handlers that use them,
+# so that adding these subcommands costs `dwfc --version` and `dwfc check` nothing at start-up.
 
 FOLLOW_POLL_S = 0.25
 
@@ -121,7 +118,9 @@ def _opened(args):
 
 def _open(args, *, create: bool = False):
     """(journal, control dir) of the workspace, reconciled."""
+    from dwf.runtime.journal import control as service  # deferred: start-up
     from dwf.runtime.journal.sqlite import SqliteJournal  # deferred: start-up
+    from dwf.runtime.journal.store import JournalError  # deferred: start-up
 
     root = workspace_root(args)
     if not create and not StateDir(root).journal.exists():
@@ -136,6 +135,8 @@ def _open(args, *, create: bool = False):
 
 
 def _resolve(journal, reference: str):
+    from dwf.runtime.host import run_views  # deferred: start-up
+
     if journal is None:
         raise UsageError(f"no run matches {reference!r}: this workspace has no runs yet")
     try:
@@ -155,6 +156,9 @@ def _resolve(journal, reference: str):
 
 
 def cmd_runs(args) -> int:
+    from dwf.runtime.host import run_views  # deferred: start-up
+    from dwf.runtime.values.plain_json import dumps  # deferred: start-up
+
     with _opened(args) as (journal, _):
         rows = [run_views.run_summary(journal, row) for row in journal.list_runs(args.limit)] if journal else []
     if args.json:
@@ -174,6 +178,9 @@ def cmd_runs(args) -> int:
 
 
 def cmd_show(args) -> int:
+    from dwf.runtime.host import run_views  # deferred: start-up
+    from dwf.runtime.values.plain_json import dumps  # deferred: start-up
+
     with _opened(args) as (journal, _):
         data = run_views.snapshot(journal, _resolve(journal, args.run))
     if args.json:
@@ -218,10 +225,14 @@ def cmd_show(args) -> int:
 
 
 def _event_line(run_id: str, event: dict) -> str:
+    from dwf.runtime.values.plain_json import dumps  # deferred: start-up
+
     return dumps({"type": event["type"], "run_id": run_id, "seq": event["seq"], **(event["payload"] or {})})
 
 
 def cmd_events(args) -> int:
+    from dwf.runtime.journal import control as service  # deferred: start-up
+
     journal, control = _open(args)
     try:
         row = _resolve(journal, args.run)
@@ -255,6 +266,9 @@ def cmd_events(args) -> int:
 
 
 def cmd_cancel(args) -> int:
+    from dwf.runtime.host import run_views  # deferred: start-up
+    from dwf.runtime.journal import control as service  # deferred: start-up
+
     journal, control = _open(args)
     try:
         row = _resolve(journal, args.run)
@@ -288,6 +302,7 @@ def cmd_cancel(args) -> int:
 def cmd_set(args) -> int:
     import anyio  # deferred: start-up
 
+    from dwf.runtime.host import run_views  # deferred: start-up
     from dwf.runtime.host.configure import LIVE_CAPS, ConfigureError, configure_run  # deferred: start-up
 
     changes = changed_caps(args)
@@ -319,6 +334,8 @@ def cmd_set(args) -> int:
 
 
 def cmd_resume(args) -> int:
+    from dwf.runtime.cli.progress import make_progress  # deferred: start-up
+
     with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
     root = workspace_root(args)
@@ -356,7 +373,10 @@ def _questions(session, progress, args):
 
 
 def cmd_amend(args) -> int:
+    import dwf.compiler.render as render  # deferred: start-up
+    from dwf.runtime.cli.progress import make_progress  # deferred: start-up
     from dwf.runtime.host.approval import amend_summary  # deferred: start-up
+
     with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
     root = workspace_root(args)

@@ -13,13 +13,11 @@ import os
 import sys
 from pathlib import Path
 
-from dwf.compiler import render
 from dwf.runtime.cli.check import compile_path
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, UsageError
 from dwf.runtime.cli.options import WORKSPACE, own_options
-from dwf.runtime.cli.progress import first_line
 from dwf.runtime.cli.usage import workspace_root
-from dwf.runtime.host import saved as service
+from dwf.runtime.statedir import SCOPES
 
 DESCRIPTION_WIDTH = 60  # the description column shows the head of the first line
 
@@ -28,7 +26,7 @@ def add_parsers(commands) -> None:
     """Add `save` and `saved` to the subparsers object of the `dwfc` parser."""
     saving = own_options()
     saving.add_argument("file", metavar="FILE")
-    saving.add_argument("--scope", choices=service.SCOPES, required=True,
+    saving.add_argument("--scope", choices=SCOPES, required=True,
                         help="project: this workspace only (shadows a global one of the same name); global: every "
                              "workspace")
     saving.add_argument("--name", metavar="NAME", help="the saved name (1-64 of A-Z a-z 0-9 _ . -; default: meta's name)")
@@ -53,6 +51,9 @@ def add_parsers(commands) -> None:
 
 def cmd_save(args) -> int:
     """`dwfc save FILE --scope project|global`: compile FILE and save it under its name."""
+    import dwf.compiler.render as render  # deferred: start-up
+    from dwf.runtime.host import saved as service  # deferred: start-up
+
     workspace = workspace_root(args)
     compiled = compile_path(Path(args.file))
     if compiled.program is None:
@@ -78,6 +79,9 @@ def cmd_save(args) -> int:
 
 def cmd_saved(args) -> int:
     """`dwfc saved`: the saved workflows, project ones first, as a table or a JSON array."""
+    from dwf.runtime.cli.progress import first_line  # deferred: start-up
+    from dwf.runtime.host import saved as service  # deferred: start-up
+
     workflows = service.list_saved(workspace_root(args))
     if args.json:
         sys.stdout.write(json.dumps([w.to_json() for w in workflows], ensure_ascii=False) + "\n")

@@ -12,17 +12,27 @@ the journal and the ports. It imports no host, tool or command-line module.
 - `ask.py`: the engine's side of one ask (`AskSession`, `run_ask`, `schema_violations`).
 - `import_cache.py`: `ImportedCache`, what an amended run imports from its predecessor.
 - `called.py`: saved workflows called inline (`compile_called`, `run_commands`, `CalledWorkflowHost`).
+- `compile_cache.py`: `compile_script` and `CompileCache`, compile results kept under `.dwf/cache/`.
 - `events.py`: run events and their delivery (`EventBus`).
 - `arguments.py`: run-argument validation against `meta["args"]`.
+
+The names below are imported from their modules on first use, so importing one module of the
+package (the compile cache, as `dwfc check` does) does not load the others (the event loop, the
+ports). `prepare.py`'s names are bound at once: importing that module binds the package's
+`prepare` to the module, in place of the function.
 """
 
-from dwf.runtime.engine.called import CalledSource, run_commands
-from dwf.runtime.engine.caps import DEFAULT_MAX_CONCURRENCY, Caps, Ceilings, resolve_caps
-from dwf.runtime.engine.engine import Engine, Run
-from dwf.runtime.engine.import_cache import ImportedCache
 from dwf.runtime.engine.prepare import PreparedRun, prepare, prepare_resume, resume_problems
-from dwf.runtime.engine.request import RunOutcome, StartError, StartRequest
+from dwf.runtime.values.lazy_exports import lazy_exports
 
-__all__ = ["DEFAULT_MAX_CONCURRENCY", "CalledSource", "Caps", "Ceilings", "Engine", "ImportedCache", "PreparedRun",
-           "Run", "RunOutcome", "StartError", "StartRequest", "prepare", "prepare_resume", "resolve_caps",
-           "resume_problems", "run_commands"]
+_HOMES = {
+    "CalledSource": "called", "run_commands": "called",
+    "DEFAULT_MAX_CONCURRENCY": "caps", "Caps": "caps", "Ceilings": "caps", "resolve_caps": "caps",
+    "Engine": "engine", "Run": "engine",
+    "ImportedCache": "import_cache",
+    "RunOutcome": "request", "StartError": "request", "StartRequest": "request",
+    "CompileCache": "compile_cache", "compile_script": "compile_cache",
+}
+
+__all__, __getattr__ = lazy_exports(__name__, _HOMES)
+__all__ = sorted([*__all__, "PreparedRun", "prepare", "prepare_resume", "resume_problems"])

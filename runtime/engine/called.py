@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from dwf.compiler import ir
-from dwf.compiler.compile import compile_source
 
+from dwf.runtime.engine.compile_cache import CompileCache, compile_script
 from dwf.runtime.values.errors import FatalError
 
 
@@ -53,12 +53,12 @@ def called_lines(program: ir.Program) -> dict[str, int]:
     return lines
 
 
-def compile_called(program: ir.Program, sources: Mapping[str, str | CalledSource] | None
-                   ) -> tuple[dict[str, ir.Program], list[str]]:
+def compile_called(program: ir.Program, sources: Mapping[str, str | CalledSource] | None,
+                   cache: CompileCache | None = None) -> tuple[dict[str, ir.Program], list[str]]:
     """The compiled saved workflows `program` calls, from `sources` (name -> text, or the
-    caller's `CalledSource`), each compiled once, and every reason the run cannot start with
-    them, in call order: a name without a script, a script with compile errors, a called
-    workflow that calls another (one level deep)."""
+    caller's `CalledSource`), each compiled once (through `cache` when given), and every reason
+    the run cannot start with them, in call order: a name without a script, a script with
+    compile errors, a called workflow that calls another (one level deep)."""
     called: dict[str, ir.Program] = {}
     problems: list[str] = []
     for name, line in called_lines(program).items():
@@ -70,7 +70,7 @@ def compile_called(program: ir.Program, sources: Mapping[str, str | CalledSource
                             else f"the script calls the saved workflow `{name}`, whose script was not given; "
                                  "`dwfc run` finds saved workflows by name (`dwfc saved` lists them)")
             continue
-        compiled = compile_source(source.text, source.path or f"<saved workflow {name}>")
+        compiled = compile_script(source.text, source.path or f"<saved workflow {name}>", cache)
         if compiled.program is None:
             count = sum(d.is_error for d in compiled.diagnostics)
             errors = f"{count} error{'s' if count != 1 else ''}"

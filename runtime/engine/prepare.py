@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Union
 
 from dwf.compiler import ir
-from dwf.compiler.compile import CompileResult, compile_bytes, compile_source
+from dwf.compiler.result import CompileResult
 from dwf.compiler.version import COMPILER_VERSION
 
 from dwf.runtime.engine.arguments import ArgumentError, validate_args
 from dwf.runtime.engine.called import CalledSource, compile_called, run_commands
+from dwf.runtime.engine.compile_cache import CompileCache, compile_script
 from dwf.runtime.journal.store import RunRow
 
 # The saved workflows a script calls: name -> text or `CalledSource`, or a function that finds
@@ -66,13 +67,14 @@ class PreparedRun:
 
 def prepare(script: str | bytes, path: str = "<script>", args: dict | None = None,
             workflows: Workflows | None = None, *, given: tuple[str, ...] | None = None,
-            approved: frozenset[str] | None = None) -> PreparedRun:
+            approved: frozenset[str] | None = None, cache: CompileCache | None = None) -> PreparedRun:
     """Prepare a new run of `script` (text, or a file's bytes). `args` None skips the argument
     check (the caller could not read them and reports why); `workflows` are the saved workflows
     it calls (see `Workflows`); `given` names the arguments the person gave (the plan shows the
     others as defaults; all of `args` unless said); `approved`, when given, is the command set a person approved:
-    any other command the run may execute is a problem."""
-    compiled = compile_bytes(script, path) if isinstance(script, bytes) else compile_source(script, path)
+    any other command the run may execute is a problem. `cache` keeps the compile results of the
+    script and of the workflows it calls (`compile_cache`)."""
+    compiled = compile_script(script, path, cache)
     if isinstance(script, bytes):
         script = compiled.source.text
     if compiled.program is None:
@@ -89,7 +91,7 @@ def prepare(script: str | bytes, path: str = "<script>", args: dict | None = Non
     found = workflows(program) if callable(workflows) else (workflows or {})
     sources = {name: source if isinstance(source, CalledSource) else CalledSource(source)
                for name, source in (found or {}).items()}
-    called, called_problems = compile_called(program, sources) if found is not None else ({}, [])
+    called, called_problems = compile_called(program, sources, cache) if found is not None else ({}, [])
     problems.extend(called_problems)
     commands = run_commands(program, called)
     if approved is not None:
@@ -101,13 +103,13 @@ def prepare(script: str | bytes, path: str = "<script>", args: dict | None = Non
                        argument_problems=argument_problems)
 
 
-def prepare_resume(row: RunRow, path: str = "<script>") -> PreparedRun:
+def prepare_resume(row: RunRow, path: str = "<script>", cache: CompileCache | None = None) -> PreparedRun:
     """Prepare the resume of the stored run `row`: its script, args and pinned saved workflows,
-    as they were approved when it started."""
+    as they were approved when it started (compiled through `cache` when given)."""
     problems = resume_problems(row)
     if problems:
         return PreparedRun(row.script, path, None, None, problems=problems, stored=row)
-    prepared = prepare(row.script, path, dict(row.args or {}), dict(row.workflows or {}))
+    prepared = prepare(row.script, path, dict(row.args or {}), dict(row.workflows or {}), cache=cache)
     prepared.stored = row
     if prepared.program is None:
         errors = [d for d in prepared.compiled.diagnostics if d.is_error]

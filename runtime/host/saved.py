@@ -7,7 +7,9 @@
   workflow without them takes no arguments (any given are reported as unknown when it runs).
 - Lookup: a project workflow shadows a global one of the same name. `list_saved` still shows
   the hidden global one, marked `shadowed`.
-- Saving compiles the script first and refuses one with errors. The file is written to a
+- Saving compiles the script first and refuses one with errors. Saving and listing compile
+  through the workspace's compile cache (`engine/compile_cache.py`), so a run of a saved
+  workflow, or a script that calls it, does not parse it again. The file is written to a
   temporary file in the same folder and then linked into place (an exclusive create: of two
   savers of one name, exactly one wins) or, with `replace`, renamed over the old file, so a
   reader never sees half a file. Saving byte-identical content again is not an error.
@@ -29,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dwf.compiler.compile import compile_bytes, compile_source
-from dwf.runtime.statedir import StateDir, dwf_home, same_content, write_atomic
+from dwf.runtime.engine.compile_cache import CompileCache, compile_script
+from dwf.runtime.statedir import SCOPES, StateDir, dwf_home, same_content, write_atomic
 
 if TYPE_CHECKING:
     from dwf.runtime.engine.called import CalledSource
@@ -40,7 +42,6 @@ __all__ = ["NAME_PATTERN", "SCOPES", "SavedWorkflow", "SavedWorkflowError", "dwf
            "resolve_called", "save_workflow"]
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-SCOPES = ("project", "global")
 SUFFIX = ".dwf.py"
 MAX_LISTED_ERRORS = 10  # compile errors quoted when a save is refused
 
@@ -106,7 +107,7 @@ def save_workflow(workspace: Path, script: str, scope: str, name: str | None = N
     directory = _directory(workspace, scope)
     if name is not None:
         _check_name(name)
-    compiled = compile_source(script)
+    compiled = compile_script(script, "<script>", CompileCache.of_workspace(workspace))
     if compiled.program is None:
         errors = [d for d in compiled.diagnostics if d.is_error]
         lines = [f"  L{d.span.line}:C{d.span.column} {d.message}" for d in errors[:MAX_LISTED_ERRORS]]
@@ -142,9 +143,10 @@ def list_saved(workspace: Path) -> list[SavedWorkflow]:
     """Project workflows, then global ones, each sorted by name; a global one with the name of
     a project one is included with `shadowed=True`."""
     project = _workflow_files(project_dir(workspace))
-    found = [_load(name, "project", path) for name, path in project]
+    cache = CompileCache.of_workspace(workspace)
+    found = [_load(name, "project", path, cache) for name, path in project]
     project_names = {name for name, _ in project}
-    found += [_load(name, "global", path, shadowed=name in project_names)
+    found += [_load(name, "global", path, cache, shadowed=name in project_names)
               for name, path in _workflow_files(global_dir())]
     return found
 
@@ -152,7 +154,7 @@ def list_saved(workspace: Path) -> list[SavedWorkflow]:
 def find_saved(workspace: Path, name: str) -> SavedWorkflow:
     """The saved workflow `name`: the project one if there is one, else the global one."""
     scope, path = locate_saved(workspace, name)
-    return _load(name, scope, path)
+    return _load(name, scope, path, CompileCache.of_workspace(workspace))
 
 
 def read_saved_text(workspace: Path, name: str) -> tuple[str, Path]:
@@ -202,9 +204,9 @@ def _workflow_files(directory: Path) -> list[tuple[str, Path]]:
     return sorted(files)
 
 
-def _load(name: str, scope: str, path: Path, shadowed: bool = False) -> SavedWorkflow:
+def _load(name: str, scope: str, path: Path, cache: CompileCache, shadowed: bool = False) -> SavedWorkflow:
     try:
-        compiled = compile_bytes(path.read_bytes(), str(path))
+        compiled = compile_script(path.read_bytes(), str(path), cache)
     except OSError:
         compiled = None
     meta = compiled.program.meta if compiled is not None and compiled.program is not None else None

@@ -3,7 +3,8 @@
 
 A session opens the workspace's journal (`.dwf/state.db`, reconciled: runs left `running` by a
 dead process are marked `stopped(interrupted)`), prepares runs (`prepare`: the script and the
-saved workflows it calls compile once, `host/saved.resolve_called` finds those), opens agent
+saved workflows it calls compile once, through the workspace's compile cache, `.dwf/cache/`;
+`host/saved.resolve_called` finds those), opens agent
 ports (`ports/factory.py`), and starts, resumes and amends prepared runs on an `Engine` with a
 `LocalWorld` held to the run's approved command set, an `ArtifactStore` and a question port of
 the caller's choice (by default the files `dwfc answer` and ResolveWorkflowQuestion write).
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from dwf.runtime.engine import Ceilings, Engine, PreparedRun, Run, StartRequest, prepare, prepare_resume
+from dwf.runtime.engine.compile_cache import CompileCache
 from dwf.runtime.engine.events import Listener
 from dwf.runtime.host.amend import amend, inherited_caps
 from dwf.runtime.host.saved import resolve_called
@@ -50,6 +52,7 @@ class WorkspaceSession:
         self.agent, self.model, self.actor_tools = agent, model, actor_tools
         self.ceilings = ceilings or Ceilings()
         self.state = StateDir(self.root)
+        self.cache = CompileCache.of_workspace(self.root)  # scripts and the workflows they call
         self.control = self.state.runs
         self.journal: SqliteJournal | None = None
 
@@ -99,11 +102,11 @@ class WorkspaceSession:
         def find_called(program):
             return resolve_called(program, self.root) if self.root.is_dir() else None
 
-        return prepare(script, path, args, find_called, given=given, approved=approved)
+        return prepare(script, path, args, find_called, given=given, approved=approved, cache=self.cache)
 
     def prepare_resume(self, row: RunRow) -> PreparedRun:
         """Prepare the resume of the stopped run `row` (see `engine.prepare_resume`)."""
-        return prepare_resume(row, f"<run {row.id}>")
+        return prepare_resume(row, f"<run {row.id}>", self.cache)
 
     def open_port(self, problems: list[str], *, model: str | None = None) -> AgentPort | None:
         """A fresh agent port of the session's agent spec (with `model`, else the session's), or

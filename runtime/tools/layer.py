@@ -417,7 +417,7 @@ class ToolLayer:
         is refused with its diagnostics. Without `called`, the saved workflows it calls are not
         looked up (a script being saved does not run)."""
         prepared = (self.session.prepare(source.data, source.path, args, given=given) if called
-                    else prepare(source.data, source.path, None, {}))
+                    else prepare(source.data, source.path, None, {}, cache=self.session.cache))
         if prepared.program is None:
             raise _Refusal(**_rejection(source, prepared, rejected))
         return prepared

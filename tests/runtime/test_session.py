@@ -1,11 +1,14 @@
 """One prepared run (issue #12, acceptance 5): `dwfc run`, `dwfc amend`, `dwfc resume` and the
 CreateWorkflow and AmendWorkflow tools compile each script once, and each
 saved workflow it calls once, through `host/session.py` and `engine.prepare`. The count wraps
-the compiler's parse step, which every compile goes through (`compile_source`, `compile_bytes`)."""
+the compiler's parse step, which every compile goes through (`compile_source`, `compile_bytes`).
+Each step starts without the workspace's compile cache (issue #18), whose hits compile nothing
+(tests/runtime/test_compile_cache.py)."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -62,6 +65,10 @@ def compiles(monkeypatch) -> Counter:
     return counts
 
 
+def without_cache(workspace: Path) -> None:
+    shutil.rmtree(workspace / ".dwf" / "cache", ignore_errors=True)
+
+
 def called_path(workspace: Path) -> str:
     return str(workspace / ".dwf" / "workflows" / "greet.dwf.py")
 
@@ -79,6 +86,7 @@ def test_dwfc_run_amend_and_resume_compile_each_script_once(workspace, compiles,
     assert compiles == {"caller.dwf.py": 1, called_path(workspace): 1}
 
     compiles.clear()
+    without_cache(workspace)
     amended = dwfc(capsys, "amend", first["run_id"], "edited.dwf.py")
     assert amended["status"] == "completed"
     assert compiles == {"edited.dwf.py": 1, called_path(workspace): 1}
@@ -87,6 +95,7 @@ def test_dwfc_run_amend_and_resume_compile_each_script_once(workspace, compiles,
     journal.update_run(amended["run_id"], status="stopped", stop_reason="user")
     journal.close()
     compiles.clear()
+    without_cache(workspace)
     resumed = cli.main(["resume", amended["run_id"], "--agent", "scripted:fixture.json", "--progress", "json"])
     assert resumed == 0, capsys.readouterr()
     assert compiles == {f"<run {amended['run_id']}>": 1, "<saved workflow greet>": 1}  # the pinned scripts
@@ -100,6 +109,7 @@ def test_the_run_tools_compile_each_script_once(workspace, compiles):
             counts = {"create": dict(compiles)}
             await settled(tools, created["run_id"])
             compiles.clear()
+            without_cache(workspace)
             amended = await tools.call("AmendWorkflow", {"run": created["run_id"], "path": "edited.dwf.py"})
             assert amended["ok"], amended
             counts["amend"] = dict(compiles)

@@ -144,11 +144,7 @@ class Run:
         self._result: RunOutcome | None = None
         self._scope: anyio.CancelScope | None = None
         self._stop_reason: str | None = None
-        usage = Usage()
-        if stored is not None:  # usage accounting continues from the interrupted attempt
-            known = {k: int(v) for k, v in (stored.usage or {}).items()
-                     if k in Usage.__dataclass_fields__ and isinstance(v, (int, float))}
-            usage = Usage(**known)
+        usage = Usage()  # a resume continues from what its nodes spent (RunHost.resume_from)
         cache = request.imported_cache
         if cache is None and stored is not None and stored.resumed_from:
             cache = _rebuild_cache(self.journal, stored.resumed_from)
@@ -167,6 +163,8 @@ class Run:
                     replay.update(self._claim(stored, caps))
                     control.write_owner(control_dir, self.id)
                     control.clear_cancel(control_dir, self.id)
+            if stored is not None:
+                self.host.resume_from(self.journal)
         except (JournalError, OSError) as failure:
             raise StartError([str(failure)]) from None
 

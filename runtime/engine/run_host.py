@@ -3,12 +3,16 @@ actors, phases and logs, asks, world reads and commands, reports, artifacts, sav
 called inline and escalations.
 
 Every effect goes through `_effect`: a resumed run's settled rows (loaded once) are consulted
-first (a completed or failed row with the same key replays without calling a port; a different
-input hash fails the run with `InputHashMismatch`), then an amended run's imported cache, then
+first (a completed or failed row with the same key replays without calling a port and without
+journaling an event; a different input hash fails the run with `InputHashMismatch`), then an amended run's imported cache, then
 the row is written `running`, the effect is dispatched once that row and every outcome settled
 before it are committed (`commits.GroupCommitter`), and the row is settled. Each `node-started`
 gets exactly one `node-settled`, on every path. The ask protocol itself (turns, nudge, schema
 repairs) is in `engine/ask.py`.
+
+Replays write nothing new. A resume re-executes the script, so it creates the same actors and
+enters the same phases and logs the same lines again; those the run's log already holds
+(`resume_from`) are not journaled a second time, so k resumes never add k copies.
 
 Scheduling (RUNTIME §3). Asks on one actor are admitted FIFO and run one at a time (a fair
 per-actor lock); across actors at most `max_concurrency` asks are in flight (the run's capacity
@@ -19,6 +23,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
+from collections import Counter
 from typing import Any, Awaitable, Callable
 
 import anyio
@@ -44,6 +50,11 @@ from dwf.runtime.values.objects import ActorHandle
 from dwf.runtime.values.records import Record, to_journal
 
 INSTRUCTIONS_HEAD = 240
+ECHOED_EVENTS = ("phase-entered", "log")  # what re-executing a resumed script emits again
+
+
+def _echo(event_type: str, payload: dict) -> tuple[str, str]:
+    return event_type, json.dumps(payload, sort_keys=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,10 +98,42 @@ class RunHost:
         self.actor_locks: dict[str, anyio.Lock] = {}
         self.actors_started: set[str] = set()
         self.live_nodes: dict[tuple[str, str], str] = {}  # (site, key) -> kind, for force-settlement
+        # Usage is durable with its node: a running ask's usage so far is written with the next
+        # group commit (`_flush_usage`; most asks settle first, and their outcome carries it),
+        # and a resume starts each node re-dispatched from what its interrupted attempt spent.
+        self.unsaved_usage: dict[tuple[str, str], Callable[[], dict]] = {}
+        self.earlier_usage: dict[tuple[str, str], dict] = {}  # (site, key) -> usage JSON (resume_from)
+        committer.before_commit = self._flush_usage
         self.phase: str | None = None
+        self.known_actors: set[str] = set()  # actors an earlier attempt created (see resume_from)
+        self.echoes: Counter[tuple[str, str]] = Counter()  # its phase and log events, by canonical payload
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
         self.interpreter = Interpreter(self.program, self, limits=limits, args=prepared.args,
                                        source_lines=prepared.script.splitlines())
+
+    def resume_from(self, journal: JournalStore) -> None:
+        """Note what the interrupted attempts of this run journaled that re-execution repeats:
+        its actors and its phase and log events (module docstring)."""
+        self.known_actors = {actor["key"] for actor in journal.list_actors(self.id)}
+        for row in journal.list_nodes(self.id, with_input=False):
+            spent = Usage.from_json(row.usage)
+            self.usage.add(spent)
+            if row.status == "running" and spent != Usage():
+                self.earlier_usage[(row.site, row.key)] = row.usage
+        self.echoes = Counter(_echo(e["type"], e["payload"]) for e in journal.events(self.id, types=ECHOED_EVENTS))
+
+    def _flush_usage(self) -> None:
+        pending, self.unsaved_usage = self.unsaved_usage, {}
+        for (site, key), usage_of in pending.items():
+            self.journal.set_node_usage(self.id, site, key, usage_of())
+
+    def _emit_anew(self, event_type: str, **payload: Any) -> None:
+        """Emit a phase or log event unless an earlier attempt of this run journaled it."""
+        echo = _echo(event_type, payload)
+        if self.echoes[echo]:
+            self.echoes[echo] -= 1
+            return
+        self.events.emit(event_type, **payload)
 
     # ------------------------------------------------------------ host: actors, phases, logs
 
@@ -105,19 +148,21 @@ class RunHost:
         spec = ActorSpec(key, name or None, system, model, agent_type)
         self.actors[key] = spec
         self.actor_locks[key] = anyio.Lock()
-        self.journal.put_actor(self.id, site, key, name, system, model)
         if self.cache is not None:
             self.cache.attach(name or None, system)
+        if key in self.known_actors:  # created by an earlier attempt: journaled then
+            return ActorHandle(key, name or None, site, key)
+        self.journal.put_actor(self.id, site, key, name, system, model)
         self.events.emit("actor-created", site=site, key=key, name=name, system=system, model=model,
                          agent_type=agent_type, phase=self.phase)
         return ActorHandle(key, name or None, site, key)
 
     def enter_phase(self, name: str) -> None:
         self.phase = name
-        self.events.emit("phase-entered", name=name)
+        self._emit_anew("phase-entered", name=name)
 
     def log(self, message: str) -> None:
-        self.events.emit("log", message=message, phase=self.phase)
+        self._emit_anew("log", message=message, phase=self.phase)
 
     def budget_total(self) -> int | None:
         return self.budget_limit
@@ -134,9 +179,8 @@ class RunHost:
             raise FatalError("InputHashMismatch", f"{key}: the journal recorded different inputs for this effect")
         if self.cache is not None:
             self.cache.note_replayed(row)
-        extra = {"imported": True} if row.imported else {}
-        self.events.emit("node-settled", site=site, key=key, kind=kind, outcome="ok" if row.status == "completed" else "failed",
-                         cached=True, phase=self.phase, **extra)
+        # No event: the run's log already holds this node's events from when it ran, and a
+        # resume journals only what it does anew (k resumes must not add k copies).
         if row.status == "failed":
             raise ScriptError(row.error["type"], row.error["message"])
         return Record.from_journal(row.result)
@@ -174,7 +218,8 @@ class RunHost:
                              imported=True, phase=phase)
             return Record.from_journal(result)
         self.events.emit("node-queued", site=site, key=key, kind=kind, actor=actor, phase=phase, **(queued or {}))
-        self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "running"))
+        self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "running",
+                                      usage=self.earlier_usage.get((site, key), {})))
         group = self.journal.open_group
 
         async def started() -> None:
@@ -211,6 +256,7 @@ class RunHost:
                 self.journal.commit()
             return value
         finally:
+            self.unsaved_usage.pop((site, key), None)
             if self.live_nodes.pop((site, key), None) is not None:
                 self.events.emit("node-settled", site=site, key=key, kind=kind, outcome=outcome, phase=phase)
 
@@ -241,7 +287,9 @@ class RunHost:
                     channel = AskSession(request, self.validator(schema_key) if schema_key else None,
                                          emit=self.events.emit, usage_sink=self.usage, escalate=self.escalate,
                                          on_touched=lambda: self.close_import_cache("ask", site=site, key=key,
-                                                                                    actor=spec.name))
+                                                                                    actor=spec.name),
+                                         on_usage=lambda: self.unsaved_usage.__setitem__((site, key), usage_of))
+                    channel.ask_usage.add(Usage.from_json(self.earlier_usage.pop((site, key), {})))
                     channel_box.append(channel)
                     return await run_ask(self.agent_port, request, channel)
 
@@ -383,10 +431,11 @@ class RunHost:
     # ------------------------------------------------------------ escalation
 
     async def escalate(self, request: AskRequest, question: str, context: str | None, number: int = 1) -> str:
-        # Named by the run, the ask's occurrence and the question's number within the ask: stable
-        # across a resume, so a re-dispatched ask asking again finds an answer already given.
-        occurrence = hashlib.sha256(f"{request.site}|{request.key}".encode()).hexdigest()[:6]
-        question_id = f"dwfq-{self.id.removeprefix('dwfrun-')[:8]}-{occurrence}-{number}"
+        # Named by the whole run id, the ask's occurrence and the question's number within the
+        # ask: unique across runs and asks, and stable across a resume, so a re-dispatched ask
+        # asking again finds an answer already given (perhaps while the run was down).
+        occurrence = hashlib.sha256(f"{request.site}|{request.key}".encode()).hexdigest()[:16]
+        question_id = f"dwfq-{self.id.removeprefix('dwfrun-')}-{occurrence}-{number}"
         self.events.emit("escalation-raised", id=question_id, site=request.site, key=request.key,
                          actor=request.actor.name, question=question, context=context)
         port = self.questions

@@ -94,14 +94,20 @@ class MemoryJournal:
         kind, actor, digest, data, _, _, imported = stored
         self.nodes[(run_id, site, key)] = (kind, actor, digest, data, status, json.dumps([result, error, usage or {}]), imported)
 
+    def set_node_usage(self, run_id: str, site: str, key: str, usage: dict) -> None:
+        stored = self.nodes.get((run_id, site, key))
+        if stored is not None and stored[4] == "running":
+            result, error, _ = json.loads(stored[5])
+            self.nodes[(run_id, site, key)] = stored[:5] + (json.dumps([result, error, usage]),) + stored[6:]
+
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
         events = self._events.setdefault(run_id, [])
         events.append((len(events) + 1, event_type, json.dumps(payload)))
         return len(events)
 
-    def events(self, run_id: str, after: int = 0) -> list[dict]:
+    def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
         return [{"seq": seq, "type": kind, "payload": json.loads(payload)}
-                for seq, kind, payload in self._events.get(run_id, []) if seq > after]
+                for seq, kind, payload in self._events.get(run_id, []) if seq > after and (types is None or kind in types)]
 
     def hold_commits(self, wake: Callable[[], None]) -> None:
         pass

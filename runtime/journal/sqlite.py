@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from dwf.runtime.journal.sqlite_schema import (APPEND_EVENT, ERROR_KINDS, INSERT_NODE, MIGRATIONS, NODE_COLUMNS, NOW,
+from dwf.runtime.journal.sqlite_schema import (APPEND_EVENT, ERROR_KINDS, INSERT_NODE, MIGRATIONS, NODE_COLUMNS, NODE_USAGE, NOW,
                                                PUT_NODE, RUN_COLUMNS, RUN_JSON, RUN_TEXT, SCHEMA_VERSION, SETTLE_NODE,
                                                VERSION_TABLE)
 from dwf.runtime.journal.store import JournalError, NodeRow, RunRow
@@ -524,6 +524,11 @@ class SqliteJournal:
         if self._hot_write(write, lambda: f"settle node {key} of run {run_id}") == 0:
             raise KeyError((run_id, site, key))
 
+    def set_node_usage(self, run_id: str, site: str, key: str, usage: dict) -> None:
+        text = _to_json(usage)
+        self._hot_write(lambda conn: conn.execute(NODE_USAGE, (text, run_id, site, key)),
+                        lambda: f"record the usage of node {key} of run {run_id}")
+
     # ------------------------------------------------------------ events
 
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
@@ -542,12 +547,13 @@ class SqliteJournal:
 
         return self._hot_write(write, lambda: f"append a {event_type} event to run {run_id}")
 
-    def events(self, run_id: str, after: int = 0) -> list[dict]:
+    def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
+        only = f" AND type IN ({', '.join('?' * len(types))})" if types is not None else ""
         with self._read(f"read the events of run {run_id}") as conn:
             if conn.in_transaction:
                 self._flush_events(conn)  # this connection sees its own pending events too
             rows = conn.execute("SELECT sequence, type, payload, payload_blob FROM dwf_event WHERE run_id = ? "
-                                "AND sequence > ? ORDER BY sequence", (run_id, after)).fetchall()
+                                f"AND sequence > ?{only} ORDER BY sequence", (run_id, after, *(types or ()))).fetchall()
             return [{"seq": seq, "type": kind,
                      "payload": self._load(conn, payload, blob, f"event {seq} of run {run_id}")}
                     for seq, kind, payload, blob in rows]

@@ -130,6 +130,8 @@ PUT_NODE = (
     "input_hash = excluded.input_hash, input = excluded.input, status = excluded.status, "
     "result = excluded.result, result_blob = excluded.result_blob, error = excluded.error, "
     f"usage = excluded.usage, imported = excluded.imported, updated_at = {NOW}")
+# The usage reported so far by an effect still running (an ask between model calls).
+NODE_USAGE = "UPDATE dwf_node SET usage = ? WHERE run_id = ? AND site_id = ? AND occurrence_key = ? AND status = 'running'"
 SETTLE_NODE = (f"UPDATE dwf_node SET status = ?, result = ?, result_blob = ?, error = ?, usage = ?, updated_at = {NOW} "
                "WHERE run_id = ? AND site_id = ? AND occurrence_key = ?")
 # The sequence is allocated by the INSERT itself, under the write lock: monotonic and gap-free per
@@ -142,6 +144,6 @@ APPEND_EVENT = ("INSERT INTO dwf_event (run_id, sequence, type, payload, payload
 # The columns a node row is read from, in `NodeRow` order (with the blob reference after `result`).
 NODE_COLUMNS = "site_id, occurrence_key, kind, actor, input_hash, input, status, result, result_blob, error, usage, imported"
 
-__all__ = ["APPEND_EVENT", "ERROR_KINDS", "INSERT_NODE", "MIGRATIONS", "NODE_COLUMNS", "NOW", "PUT_NODE", "RUN_COLUMNS",
+__all__ = ["APPEND_EVENT", "ERROR_KINDS", "INSERT_NODE", "MIGRATIONS", "NODE_COLUMNS", "NODE_USAGE", "NOW", "PUT_NODE", "RUN_COLUMNS",
            "RUN_JSON", "RUN_TEXT", "SCHEMA_V1", "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_VERSION", "SETTLE_NODE",
            "VERSION_TABLE"]

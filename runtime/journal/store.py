@@ -121,6 +121,9 @@ class JournalStore(Protocol):
                     usage: dict | None = None) -> None:
         """Set the outcome of a node written before (KeyError when there is none)."""
 
+    def set_node_usage(self, run_id: str, site: str, key: str, usage: dict) -> None:
+        """Record the usage reported so far by a node still `running` (a settled one keeps its own)."""
+
     def list_nodes(self, run_id: str, *, settled_only: bool = False, with_input: bool = True) -> list[NodeRow]:
         """The run's node rows in the order they were first written; `settled_only` leaves out
         `running` rows, and without `with_input` their inputs are None."""
@@ -129,8 +132,8 @@ class JournalStore(Protocol):
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
         """Append an event to the run's log; returns its sequence number (1, 2, ... per run)."""
 
-    def events(self, run_id: str, after: int = 0) -> list[dict]:
-        """The run's events after sequence `after`: {seq, type, payload}."""
+    def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
+        """The run's events after sequence `after` (only those of `types`, when given): {seq, type, payload}."""
 
     # -- group commit: a holder's node rows and events may wait for `commit()` (see SqliteJournal)
     def hold_commits(self, wake: Callable[[], None]) -> None:

@@ -69,6 +69,13 @@ class Usage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
 
+    @classmethod
+    def from_json(cls, data: Any) -> Usage:
+        """The counts of a journaled usage JSON object (other keys, such as `pure`, are ignored)."""
+        data = data if isinstance(data, dict) else {}
+        return cls(**{name: int(data[name]) for name in cls.__dataclass_fields__
+                      if isinstance(data.get(name), (int, float)) and not isinstance(data.get(name), bool)})
+
     def add(self, other: Usage) -> None:
         """Add `other`'s counts to these."""
         self.input_tokens += other.input_tokens

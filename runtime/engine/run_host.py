@@ -10,6 +10,13 @@ before it are committed (`commits.GroupCommitter`), and the row is settled. Each
 gets exactly one `node-settled`, on every path. The ask protocol itself (turns, nudge, schema
 repairs) is in `engine/ask.py`.
 
+Actor continuity. Each message an agent port sends or receives is journaled with its ask
+(`AskChannel.transcript`), and the session and model it reports with its actor. Before the first
+live ask of an actor in a resumed or amended run, a port that keeps conversations (`restore`) gets
+the actor's journaled messages of its settled asks (replayed, or imported with their messages
+from the predecessor), so it continues the conversation the original run had; a resume also
+sends each actor to the model journaled for it, unless the run's model was changed on approval.
+
 Replays write nothing new. A resume re-executes the script, so it creates the same actors and
 enters the same phases and logs the same lines again; those the run's log already holds
 (`resume_from`) are not journaled a second time, so k resumes never add k copies.
@@ -96,6 +103,7 @@ class RunHost:
         self.actors: dict[str, ActorSpec] = {}
         self.actor_names: dict[str, str] = {}
         self.actor_locks: dict[str, anyio.Lock] = {}
+        self.actor_sites: dict[str, str] = {}
         self.actors_started: set[str] = set()
         self.live_nodes: dict[tuple[str, str], str] = {}  # (site, key) -> kind, for force-settlement
         # Usage is durable with its node: a running ask's usage so far is written with the next
@@ -106,15 +114,28 @@ class RunHost:
         committer.before_commit = self._flush_usage
         self.phase: str | None = None
         self.known_actors: set[str] = set()  # actors an earlier attempt created (see resume_from)
+        self.pinned_models: dict[str, str] = {}  # actor key -> the model journaled for it
+        self.sessions: dict[str, tuple] = {}  # actor key -> (session id, model) as journaled
+        self.rehydrate = cache is not None  # whether an actor may have journaled messages to restore
+        self.rehydrated: set[str] = set()  # actors whose port conversation is restored (or new)
         self.echoes: Counter[tuple[str, str]] = Counter()  # its phase and log events, by canonical payload
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
         self.interpreter = Interpreter(self.program, self, limits=limits, args=prepared.args,
                                        source_lines=prepared.script.splitlines())
 
-    def resume_from(self, journal: JournalStore) -> None:
+    def resume_from(self, journal: JournalStore, keep_models: bool = True) -> None:
         """Note what the interrupted attempts of this run journaled that re-execution repeats:
-        its actors and its phase and log events (module docstring)."""
-        self.known_actors = {actor["key"] for actor in journal.list_actors(self.id)}
+        its actors and its phase and log events, its usage; the model each actor was sent to
+        (kept unless `keep_models` is False: the run's model was changed on approval); and drop
+        the messages of asks that never settled (module docstring)."""
+        actors = journal.list_actors(self.id)
+        self.known_actors = {actor["key"] for actor in actors}
+        self.sessions = {actor["key"]: (actor.get("session_id"), actor.get("effective_model")) for actor in actors}
+        if keep_models:
+            self.pinned_models = {actor["key"]: actor["effective_model"] for actor in actors
+                                  if actor.get("effective_model")}
+        journal.drop_unsettled_messages(self.id)
+        self.rehydrate = True
         for row in journal.list_nodes(self.id, with_input=False):
             spent = Usage.from_json(row.usage)
             self.usage.add(spent)
@@ -145,9 +166,10 @@ class RunHost:
             if name in self.actor_names:
                 raise FatalError("DuplicateActorName", f"two actors are named \"{name}\" ({self.actor_names[name]} and {key})")
             self.actor_names[name] = key
-        spec = ActorSpec(key, name or None, system, model, agent_type)
+        spec = ActorSpec(key, name or None, system, model or self.pinned_models.get(key), agent_type)
         self.actors[key] = spec
         self.actor_locks[key] = anyio.Lock()
+        self.actor_sites[key] = site
         if self.cache is not None:
             self.cache.attach(name or None, system)
         if key in self.known_actors:  # created by an earlier attempt: journaled then
@@ -288,9 +310,14 @@ class RunHost:
                                          emit=self.events.emit, usage_sink=self.usage, escalate=self.escalate,
                                          on_touched=lambda: self.close_import_cache("ask", site=site, key=key,
                                                                                     actor=spec.name),
-                                         on_usage=lambda: self.unsaved_usage.__setitem__((site, key), usage_of))
+                                         on_usage=lambda: self.unsaved_usage.__setitem__((site, key), usage_of),
+                                         transcript=lambda message: self.journal.append_message(
+                                             self.id, spec.actor_id, site, key, message),
+                                         session=lambda session_id, model: self._note_session(spec.actor_id,
+                                                                                              session_id, model))
                     channel.ask_usage.add(Usage.from_json(self.earlier_usage.pop((site, key), {})))
                     channel_box.append(channel)
+                    self._restore_conversation(request)
                     return await run_ask(self.agent_port, request, channel)
 
         def usage_of() -> dict:
@@ -307,10 +334,31 @@ class RunHost:
                 entry = self.cache.take_ask(spec.name, digest)
                 if entry is None:
                     return None
+                for message in self.journal.ask_messages(self.cache.predecessor, entry.site, entry.key):
+                    self.journal.append_message(self.id, spec.actor_id, site, key, message)
                 return True, entry.result, {**Usage().to_json(), "pure": entry.pure}
 
         return await self._effect(site, key, "ask", spec.name or spec.actor_id, inputs, execute, queued,
                                   lookup=lookup, usage_of=usage_of)
+
+    def _restore_conversation(self, request: AskRequest) -> None:
+        """Before an actor's first live ask in this process: hand a port that keeps conversations
+        the actor's journaled messages of its settled asks (module docstring)."""
+        actor = request.actor.actor_id
+        if actor in self.rehydrated:
+            return
+        self.rehydrated.add(actor)
+        restore = getattr(self.agent_port, "restore", None)
+        if self.rehydrate and restore is not None:
+            messages = self.journal.actor_messages(self.id, actor)
+            if messages:
+                restore(request, messages)
+
+    def _note_session(self, actor: str, session_id: str | None, model: str | None) -> None:
+        """Journal the session and the model an actor's asks use, when they change."""
+        if self.sessions.get(actor) != (session_id, model):
+            self.sessions[actor] = (session_id, model)
+            self.journal.set_actor_session(self.id, self.actor_sites[actor], actor, session_id, model)
 
     def close_import_cache(self, cause: str, **info: Any) -> None:
         """The first side effect of an amend run closes its imported cache (RUNTIME §5.2)."""

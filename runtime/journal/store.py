@@ -70,6 +70,7 @@ class RunRow:
     resumed_from: str | None = None
     superseded_by: str | None = None
     workflows: dict = field(default_factory=dict)  # saved workflows it calls inline: name -> script
+    agent: dict = field(default_factory=dict)  # the pinned agent port: {spec, model, actor_tools}; {} before v4
 
 
 class JournalStore(Protocol):
@@ -104,11 +105,25 @@ class JournalStore(Protocol):
                   model: str | None) -> None:
         """Record the actor created at occurrence `key` of `site` (its session id is kept)."""
 
-    def set_actor_session(self, run_id: str, site: str, key: str, session_id: str | None) -> None:
-        """Record the agent port's session id of a recorded actor."""
+    def set_actor_session(self, run_id: str, site: str, key: str, session_id: str | None,
+                          effective_model: str | None = None) -> None:
+        """Record the agent port's session id of a recorded actor and the model its asks go to."""
 
     def list_actors(self, run_id: str) -> list[dict]:
-        """The run's actors in creation order: {site, key, name, persona, model, session_id}."""
+        """The run's actors in creation order: {site, key, name, persona, model, session_id, effective_model}."""
+
+    # -- actor conversations (the messages an agent port sent and received, per ask)
+    def append_message(self, run_id: str, actor: str, site: str, key: str, message: dict) -> None:
+        """Append one message of actor `actor`'s conversation, sent or received for ask (`site`, `key`)."""
+
+    def actor_messages(self, run_id: str, actor: str) -> list[dict]:
+        """The actor's messages that belong to settled asks, in order: what a rehydrated actor remembers."""
+
+    def ask_messages(self, run_id: str, site: str, key: str) -> list[dict]:
+        """The messages of one ask, in order (an amend imports them with the ask)."""
+
+    def drop_unsettled_messages(self, run_id: str) -> None:
+        """Forget the messages of asks that never settled (a resume dispatches them again)."""
 
     # -- nodes
     def get_node(self, run_id: str, site: str, key: str) -> NodeRow | None:

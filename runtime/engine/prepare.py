@@ -130,14 +130,15 @@ def pinned_agent(row: RunRow) -> dict:
 
 def agent_changes(pinned: dict, wanted: dict) -> list[str]:
     """What resuming a run pinned to `pinned` with the agent `wanted` changes that needs approval:
-    another agent port, another model, a wider actor tool set (each `what: old -> new`). A
-    narrower tool set, or a run with nothing pinned, needs none."""
+    another kind of agent port (or another command), another model, a wider actor tool set (each
+    `what: old -> new`). A narrower tool set, another fixture of the scripted test port, or a run
+    with nothing pinned, needs none."""
     from dwf.runtime.ports.actor_tools import TOOL_SETS  # deferred: start-up (the workspace tools)
 
     if not pinned or not wanted:
         return []
     changes = []
-    if pinned.get("spec") != wanted.get("spec"):
+    if pinned.get("kind") != wanted.get("kind") or (wanted.get("kind") == "command" and pinned.get("spec") != wanted.get("spec")):
         changes.append(f"agent: {pinned.get('spec')} -> {wanted.get('spec')}")
     if pinned.get("model") and wanted.get("model") and pinned["model"] != wanted["model"]:
         changes.append(f"model: {pinned['model']} -> {wanted['model']}")

@@ -156,6 +156,7 @@ class Run:
                             budget=resolved.budget, usage=usage, replay=replay, cache=cache)
         caps = run_caps(request, stored, resolved)
         self.agent_pin = self._agent_pin(stored)
+        self.resumed_rows: list = []  # a resume's node rows, loaded once by its claim
         try:
             if control_dir is None:
                 replay.update(self._claim(stored, caps))
@@ -166,7 +167,7 @@ class Run:
                     control.clear_cancel(control_dir, self.id)
             if stored is not None:
                 old, new = pinned_agent(stored).get("model"), self.agent_pin.get("model")
-                self.host.resume_from(self.journal, keep_models=not (old and new and old != new))
+                self.host.resume_from(self.journal, self.resumed_rows, keep_models=not (old and new and old != new))
         except (JournalError, OSError) as failure:
             raise StartError([str(failure)]) from None
 
@@ -200,7 +201,8 @@ class Run:
         if current is None or current.status != "stopped":
             raise StartError([f"run {self.id} cannot be resumed: it is {current.status if current else 'gone'} now "
                               "(another process resumed it first); see `dwfc show` for its progress"])
-        replay = {(n.site, n.key): n for n in self.journal.list_nodes(self.id, settled_only=True, with_input=False)}
+        self.resumed_rows = self.journal.list_nodes(self.id, with_input=False)
+        replay = {(n.site, n.key): n for n in self.resumed_rows if n.status != "running"}
         self.journal.update_run(self.id, status="running", stop_reason=None, result=None, error=None, caps=caps,
                                 agent=self.agent_pin)
         return replay

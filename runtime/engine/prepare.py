@@ -138,7 +138,8 @@ def agent_changes(pinned: dict, wanted: dict) -> list[str]:
     if not pinned or not wanted:
         return []
     changes = []
-    if pinned.get("kind") != wanted.get("kind") or (wanted.get("kind") == "command" and pinned.get("spec") != wanted.get("spec")):
+    other_command = wanted.get("kind") == "command" and pinned.get("spec") != wanted.get("spec")
+    if pinned.get("kind") != wanted.get("kind") or other_command:
         changes.append(f"agent: {pinned.get('spec')} -> {wanted.get('spec')}")
     if pinned.get("model") and wanted.get("model") and pinned["model"] != wanted["model"]:
         changes.append(f"model: {pinned['model']} -> {wanted['model']}")

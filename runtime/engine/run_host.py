@@ -123,11 +123,11 @@ class RunHost:
         self.interpreter = Interpreter(self.program, self, limits=limits, args=prepared.args,
                                        source_lines=prepared.script.splitlines())
 
-    def resume_from(self, journal: JournalStore, keep_models: bool = True) -> None:
+    def resume_from(self, journal: JournalStore, rows: list[NodeRow], keep_models: bool = True) -> None:
         """Note what the interrupted attempts of this run journaled that re-execution repeats:
-        its actors and its phase and log events, its usage; the model each actor was sent to
-        (kept unless `keep_models` is False: the run's model was changed on approval); and drop
-        the messages of asks that never settled (module docstring)."""
+        its actors and its phase and log events, its usage (from its node `rows`); the model each
+        actor was sent to (kept unless `keep_models` is False: the run's model was changed on
+        approval); and drop the messages of asks that never settled (module docstring)."""
         actors = journal.list_actors(self.id)
         self.known_actors = {actor["key"] for actor in actors}
         self.sessions = {actor["key"]: (actor.get("session_id"), actor.get("effective_model")) for actor in actors}
@@ -136,7 +136,7 @@ class RunHost:
                                   if actor.get("effective_model")}
         journal.drop_unsettled_messages(self.id)
         self.rehydrate = True
-        for row in journal.list_nodes(self.id, with_input=False):
+        for row in rows:
             spent = Usage.from_json(row.usage)
             self.usage.add(spent)
             if row.status == "running" and spent != Usage():

@@ -221,3 +221,38 @@ def test_question_ids_carry_the_whole_run_id_and_the_ask(tmp_path):
     for question_id in asked:
         prefix, run_part, ask_part, number = question_id.split("-")
         assert (prefix, run_part, number) == ("dwfq", hex_id, "1") and len(ask_part) == 16
+
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "journals"
+
+
+def test_a_version_3_journal_migrates_forward_and_resumes_without_a_pin(tmp_path):
+    import shutil
+    import sqlite3
+
+    path = tmp_path / ".dwf" / "state.db"
+    path.parent.mkdir()
+    shutil.copyfile(FIXTURES / "loops_stopped.db", path)  # never touch the committed file
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT MAX(version) FROM dwf_schema_version").fetchone()[0] == 3
+    with SqliteJournal(path) as journal:
+        assert journal.schema_version() == 4
+        (row,) = journal.list_runs()
+        assert row.agent == {} and all(a["effective_model"] is None for a in journal.list_actors(row.id))
+        usage_before = sum(n.usage.get("output_tokens", 0) for n in journal.list_nodes(row.id))
+    with sqlite3.connect(path) as raw:
+        assert [v for (v,) in raw.execute("SELECT version FROM dwf_schema_version ORDER BY version")] == [1, 2, 3, 4]
+        assert {"message", "message_blob", "occurrence_key"} <= {c[1] for c in raw.execute("PRAGMA table_info(dwf_message)")}
+        assert "agent" in {c[1] for c in raw.execute("PRAGMA table_info(dwf_run)")}
+    # `dwfc resume` of a run journaled before pins: it cannot guess the agent port
+    refused = subprocess.run([str(DWFC), "resume", row.id, "--workspace", str(tmp_path)], capture_output=True,
+                             text=True, stdin=subprocess.DEVNULL, timeout=60, cwd=tmp_path)
+    assert refused.returncode == 2 and "pass --agent" in refused.stderr
+    pin = {"spec": "scripted:x.json", "kind": "scripted", "model": None, "actor_tools": None}
+    with SqliteJournal(path) as journal:  # nothing pinned: the resume's agent is recorded, not refused
+        script_port = ScriptedAgentPort(parse_fixture({"rules": [], "default": {"result": "ok", "output_tokens": 1}}))
+        result = settle(StartRequest(script="", agent_port=script_port, journal=journal, run_id=row.id, resume=True,
+                                     agent_pin=pin))
+        assert result.status == "completed", result.error
+        assert journal.get_run(row.id).agent == pin
+        assert result.usage["output_tokens"] == usage_before + len(script_port.calls)  # the old nodes' usage counts

@@ -49,6 +49,7 @@ from dwf.runtime.engine.prepare import PreparedRun
 from dwf.runtime.interpreter import sandbox
 from dwf.runtime.interpreter.interpreter import Interpreter
 from dwf.runtime.interpreter.limits import Limits
+from dwf.runtime.journal.control import spent
 from dwf.runtime.journal.store import JournalStore, NodeRow, input_hash
 from dwf.runtime.ports.protocols import (ActorSpec, AgentPort, ArtifactPort, AskRequest, QuestionPort, Usage,
                                          WorldPort)
@@ -136,11 +137,9 @@ class RunHost:
                                   if actor.get("effective_model")}
         journal.drop_unsettled_messages(self.id)
         self.rehydrate = True
-        for row in rows:
-            spent = Usage.from_json(row.usage)
-            self.usage.add(spent)
-            if row.status == "running" and spent != Usage():
-                self.earlier_usage[(row.site, row.key)] = row.usage
+        self.usage.add(Usage.from_json(spent(rows)))
+        self.earlier_usage = {(row.site, row.key): row.usage for row in rows
+                              if row.status == "running" and Usage.from_json(row.usage) != Usage()}
         self.echoes = Counter(_echo(e["type"], e["payload"]) for e in journal.events(self.id, types=ECHOED_EVENTS))
 
     def _flush_usage(self) -> None:

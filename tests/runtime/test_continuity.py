@@ -151,6 +151,9 @@ def test_usage_is_durable_across_sigkill_and_resume(tmp_path):
         run_id = journal.list_runs()[0].id
         assert journal.get_run(run_id).usage == {}  # the run row never learned: the nodes hold it
         assert sum(n.usage.get("output_tokens", 0) for n in journal.list_nodes(run_id)) == 20
+    shown = subprocess.run([str(DWFC), "show", run_id, "--json", "--workspace", str(killed_ws)], capture_output=True,
+                           text=True, stdin=subprocess.DEVNULL, timeout=60, cwd=killed_ws)
+    assert json.loads(shown.stdout)["usage"]["output_tokens"] == 20  # reconciled: what its nodes spent
     resumed = subprocess.run([str(DWFC), "resume", run_id, "--agent", f"scripted:{fast}", "--progress", "json",
                               "--workspace", str(killed_ws)], capture_output=True, text=True,
                              stdin=subprocess.DEVNULL, timeout=120, cwd=killed_ws)

@@ -259,3 +259,26 @@ def test_a_version_3_journal_migrates_forward_and_resumes_without_a_pin(tmp_path
         assert result.status == "completed", result.error
         assert journal.get_run(row.id).agent == pin
         assert result.usage["output_tokens"] == usage_before + len(script_port.calls)  # the old nodes' usage counts
+
+
+def test_a_large_message_is_content_addressed_and_an_unsettled_asks_messages_are_dropped(tmp_path):
+    import sqlite3
+
+    from dwf.runtime.journal.store import NodeRow, RunRow
+
+    path = tmp_path / "state.db"
+    big = {"role": "user", "content": [{"type": "text", "text": "x" * 10_000}]}
+    with SqliteJournal(path) as journal:
+        journal.create_run(RunRow("dwfrun-m", "s", "h", "i", "0", {}, {}, {}))
+        for key, status in (("ask#1", "completed"), ("ask#2", "running")):
+            journal.put_node(NodeRow("dwfrun-m", "ask#1", key, "ask", "a", "d", {}, status))
+        journal.append_message("dwfrun-m", "actor#1", "ask#1", "ask#1", big)
+        journal.append_message("dwfrun-m", "actor#1", "ask#1", "ask#1", {"role": "assistant", "content": []})
+        journal.append_message("dwfrun-m", "actor#1", "ask#1", "ask#2", {"role": "user", "content": []})
+        assert journal.actor_messages("dwfrun-m", "actor#1") == [big, {"role": "assistant", "content": []}]
+        journal.drop_unsettled_messages("dwfrun-m")
+        assert journal.ask_messages("dwfrun-m", "ask#1", "ask#2") == []
+        assert journal.ask_messages("dwfrun-m", "ask#1", "ask#1")[0] == big
+    with sqlite3.connect(path) as raw:
+        (text, blob), = raw.execute("SELECT message, message_blob FROM dwf_message WHERE sequence = 1").fetchall()
+        assert text is None and raw.execute("SELECT length(data) FROM dwf_blob WHERE sha256 = ?", (blob,)).fetchone()[0] > 10_000

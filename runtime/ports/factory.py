@@ -23,11 +23,16 @@ def parse_agent_spec(spec: str) -> tuple[str, str | None]:
 
 def agent_pin(spec: str | None, port: AgentPort) -> dict:
     """What a run pins of its agent port (no secrets: an API key comes from the environment):
-    `spec` (`anthropic` without its `:MODEL`, which is `model`), `kind`, the port's default `model`
-    and the `actor_tools` set it offers actors (None when it offers none or is not Anthropic)."""
-    kind, _ = parse_agent_spec(spec or "")
+    `spec` (`anthropic` without its `:MODEL`, which is `model`; a scripted fixture by its absolute
+    path), `kind`, the port's default `model` and the `actor_tools` set it offers actors (None
+    when it offers none or is not Anthropic)."""
+    kind, argument = parse_agent_spec(spec or "")
     tools = getattr(port, "tools", None) if kind == "anthropic" else None
-    return {"spec": "anthropic" if kind == "anthropic" else spec, "kind": kind or None,
+    if kind == "anthropic":
+        spec = "anthropic"
+    elif kind == "scripted" and argument:  # a resume from another folder finds the same fixture
+        spec = f"scripted:{Path(argument).resolve()}"
+    return {"spec": spec, "kind": kind or None,
             "model": getattr(port, "model", None), "actor_tools": getattr(tools, "tool_set", None)}
 
 

@@ -139,7 +139,7 @@ def test_a_resume_refuses_another_model_or_wider_tools_unless_approved(tmp_path)
         (folder / "other.json").write_text(json.dumps({"rules": [], "default": {"result": "ok"}}))
         for change, shown in ((("--actor-tools", "exec"), "actor tools: read -> exec (wider)"),
                               (("--model", "claude-b"), "model: claude-a -> claude-b"),
-                              (("--agent", "scripted:other.json"), "agent: anthropic -> scripted:other.json")):
+                              (("--agent", "scripted:other.json"), f"agent: anthropic -> scripted:{folder / 'other.json'}")):
             refused = dwfc(api, folder, "resume", run_id, *change)
             assert refused.returncode == 2, refused.stderr
             assert shown in refused.stderr and "--yes" in refused.stderr

@@ -4,11 +4,11 @@ called inline and escalations.
 
 Every effect goes through `_effect`: a resumed run's settled rows (loaded once) are consulted
 first (a completed or failed row with the same key replays without calling a port and without
-journaling an event; a different input hash fails the run with `InputHashMismatch`), then an amended run's imported cache, then
-the row is written `running`, the effect is dispatched once that row and every outcome settled
-before it are committed (`commits.GroupCommitter`), and the row is settled. Each `node-started`
-gets exactly one `node-settled`, on every path. The ask protocol itself (turns, nudge, schema
-repairs) is in `engine/ask.py`.
+journaling an event; a different input hash fails the run with `InputHashMismatch`), then an
+amended run's imported cache, then the row is written `running`, the effect is dispatched once
+that row and every outcome settled before it are committed (`commits.GroupCommitter`), and the
+row is settled. Each `node-started` gets exactly one `node-settled`, on every path. The ask
+protocol itself (turns, nudge, schema repairs) is in `engine/ask.py`.
 
 Actor continuity. Each message an agent port sends or receives is journaled with its ask
 (`AskChannel.transcript`), and the session and model it reports with its actor. Before the first

@@ -5,8 +5,9 @@ run, and write the `## journal` section of docs/performance.md.
     with the SQLite journal vs the in-memory journal, alternating; the median of the per-pair
     ratios counts; target SQLite >= 0.5x the in-memory rate.
 (b) resume replay: a completed 10,000-ask run is marked stopped and resumed: every ask replays
-    from the journal with zero port calls; target <= 2 s and >= 20x faster than the original
-    run's engine time.
+    from the journal with zero port calls and journals no event; target <= 0.5 s and <= 0.3 of
+    the original run's engine time (issue #14; the earlier 20x target is withdrawn). The events
+    the resumes added besides their own run-started and run-settled are counted (target 0).
 (c) size: database bytes per 1,000 asks with distinct 2 KiB results (and, for comparison, with
     identical 8 KiB results, which content addressing stores once).
 
@@ -93,6 +94,7 @@ def bench_throughput_and_replay(asks: int, folder: Path, repeats: int) -> tuple[
         ask_rows = sum(1 for n in journal.list_nodes(result.run_id) if n.kind == "ask")
         assert ask_rows == asks, ask_rows
         replay_times = []
+        events_before = len(journal.events(result.run_id))
         for _ in range(repeats):
             journal.update_run(result.run_id, status="stopped", stop_reason="user")  # completed, then stopped
             port = instant_port()
@@ -100,6 +102,7 @@ def bench_throughput_and_replay(asks: int, folder: Path, repeats: int) -> tuple[
                                                                      run_id=result.run_id, resume=True)))
             assert replayed.value == asks and not port.calls, len(port.calls)
             replay_times.append(elapsed)
+        added = len(journal.events(result.run_id)) - events_before - 2 * repeats  # besides run-started, -settled
     memory_s, sqlite_s, replay_s = min(memory_times), min(sqlite_times), min(replay_times)
     # Each in-memory run and the SQLite run right after it share the machine's conditions of
     # the moment, so the ratio is taken per pair and the median pair counts.
@@ -109,7 +112,8 @@ def bench_throughput_and_replay(asks: int, folder: Path, repeats: int) -> tuple[
                   "repeats": repeats}
     replay = {"nodes": ask_rows, "seconds": replay_s, "original_s": sqlite_s, "speedup": sqlite_s / replay_s,
               "port_calls": len(port.calls), "per_node_us": replay_s / ask_rows * 1e6,
-              "live_per_ask_us": sqlite_s / asks * 1e6}
+              "live_per_ask_us": sqlite_s / asks * 1e6, "fraction": replay_s / sqlite_s, "resumes": repeats,
+              "events_added": added}
     return throughput, replay
 
 
@@ -150,8 +154,10 @@ def render(t: dict, r: dict, distinct: dict, same: dict) -> str:
         f"**{t['ratio']:.2f}×** the in-memory rate (median pair) | ≥ 0.5×: {verdict(t['ratio'] >= 0.5)} |",
         f"| (b) resume replay of a stopped run with {r['nodes']:,} completed asks ({r['port_calls']} port calls) | "
         f"{r['seconds']:.2f} s ({r['per_node_us']:.0f} µs per node) | original run {r['original_s']:.2f} s "
-        f"({r['live_per_ask_us']:.0f} µs per ask) | **{r['speedup']:.1f}×** faster | "
-        f"≤ 2 s: {verdict(r['seconds'] <= 2)}; ≥ 20×: {verdict(r['speedup'] >= 20)} |",
+        f"({r['live_per_ask_us']:.0f} µs per ask) | **{r['fraction']:.2f}** of the original ({r['speedup']:.1f}× "
+        f"faster); {r['events_added']} events added by {r['resumes']} resumes besides their run-started and "
+        f"run-settled | ≤ 0.5 s: {verdict(r['seconds'] <= 0.5)}; ≤ 0.3: {verdict(r['fraction'] <= 0.3)}; "
+        f"0 events: {verdict(r['events_added'] == 0)} |",
         f"| (c) database size, {distinct['asks']:,} asks with distinct {distinct['size'] // 1024} KiB results | "
         f"{kib(distinct['bytes'])} (empty {kib(distinct['empty'])}) | identical {same['size'] // 1024} KiB results "
         f"(stored once, by sha256): {kib(same['per_1000'])} per 1,000 asks | "
@@ -163,9 +169,10 @@ def render(t: dict, r: dict, distinct: dict, same: dict) -> str:
         "dispatch waits for the commit of its own row and of the outcomes settled before its turn, so a crash never "
         "loses a result a dispatched effect was built from (`tests/runtime/test_journal.py` checks this from a "
         "second connection at every dispatch; see docs/design.md, Journal).",
-        "- (b) Replay re-executes the script: every ask is evaluated again by the interpreter, its input hash "
-        "checked against the journal, and a `node-settled (cached)` event journaled. That floor is what the "
-        "instant-port original is compared with, so the ratio measures engine overhead against engine overhead; "
+        "- (b) Replay re-executes the script: every ask is evaluated again by the interpreter and its input hash "
+        "checked against the journal; a replayed node journals no event (the log holds its events from the run "
+        "that settled it), so k resumes add only their own `run-started` and `run-settled`. That floor is what "
+        "the instant-port original is compared with, so the ratio measures engine overhead against engine overhead; "
         "with any real agent latency the original is far slower (at 50 ms per ask and concurrency 16, as in "
         f"`bench/run.py` (b), {r['nodes']:,} asks take at least {r['nodes'] * 0.05 / 16:.0f} s, "
         f"{r['nodes'] * 0.05 / 16 / r['seconds']:.0f}× the replay).",

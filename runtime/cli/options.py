@@ -80,12 +80,15 @@ RUN_ARGS.add_argument("--args", metavar="JSON|@FILE", help="run arguments: a JSO
 APPROVE = own_options()  # `dwfc run` and `dwfc amend`
 APPROVE.add_argument("--yes", "-y", action="store_true", help="approve without the interactive prompt")
 
-RERUN_AGENT = own_options()  # resume and amend run a script again: they need an agent port
-RERUN_AGENT.add_argument("--agent", metavar="PORT", required=True,
-                         help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...'")
-RERUN_AGENT.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
+RERUN_AGENT = own_options()  # resume and amend run a script again: amend needs an agent port, resume pins it
+RERUN_AGENT.add_argument("--agent", metavar="PORT",
+                         help="the agent port: scripted:FIXTURE.json, anthropic[:MODEL] or command:'CMD ...' "
+                              "(resume: default the run's pinned one; another kind needs --yes)")
+RERUN_AGENT.add_argument("--model", metavar="MODEL",
+                         help="the default model of --agent anthropic (resume: default the run's; another needs --yes)")
 RERUN_AGENT.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
-                         help="the workspace tools --agent anthropic offers actors")
+                         help="the workspace tools --agent anthropic offers actors (resume: default the run's; a "
+                              "wider set needs --yes)")
 RERUN_AGENT.add_argument("--progress", choices=("text", "stream-json", "json"), default="text",
                          help="as for `dwfc run`: text lines on stderr, stream-json NDJSON events, or json "
                               "(the result)")

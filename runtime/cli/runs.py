@@ -8,7 +8,9 @@ lists the candidates and exits 2. Every command first reconciles the journal: ru
 
 Exit codes: 0 success; 2 usage error, unknown or ambiguous run, refused resume or cancel.
 `resume` exits like `run`: 0 completed, 1 errored, 3 stopped. `resume` needs no `--yes`: the
-plan was approved when the run started, and the run continues the same script, args and caps.
+plan was approved when the run started, and the run continues the same script, args, caps and
+pinned agent port, models and actor tool set; `--yes` approves a change of those (another agent
+port or model, a wider tool set), shown first, and is a no-op when nothing changes.
 """
 
 from __future__ import annotations
@@ -57,11 +59,14 @@ def add_parsers(commands) -> None:
     events.set_defaults(handler=cmd_events)
 
     resume = commands.add_parser(
-        "resume", help="continue a stopped run", parents=[RERUN_AGENT, CEILINGS, WORKSPACE],
+        "resume", help="continue a stopped run", parents=[RERUN_AGENT, APPROVE, CEILINGS, WORKSPACE],
         description="Continue a stopped run under the same id: finished asks, reads and commands replay from the "
-                    "journal (zero tokens), unfinished ones run again, reports are not repeated. The script, args "
-                    "and caps of the original run are kept; no approval is asked (the plan was approved when the "
-                    "run started). Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
+                    "journal (zero tokens, no new events), unfinished ones run again, reports are not repeated, and "
+                    "each actor continues its journaled conversation. The script, args, caps, agent port, models "
+                    "and actor tool set of the original run are kept; no approval is asked (the plan was approved "
+                    "when the run started) unless --agent, --model or --actor-tools change them (another agent or "
+                    "model, or a wider tool set): then the changes are shown and --yes approves them. Exit 0 "
+                    "completed, 1 errored, 2 refused, 3 stopped.")
     resume.add_argument("run", metavar="RUN")
     resume.set_defaults(handler=cmd_resume)
 
@@ -335,21 +340,34 @@ def cmd_set(args) -> int:
 
 def cmd_resume(args) -> int:
     from dwf.runtime.cli.progress import make_progress  # deferred: start-up
+    import anyio  # deferred: start-up
+    from dwf.runtime.engine import agent_changes, pinned_agent  # deferred: start-up
 
     with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
     root = workspace_root(args)
-    session = workspace_session(args, root, model=getattr(args, "model", None))
+    session = workspace_session(args, root)
     prepared = session.prepare_resume(row)  # the script and saved workflows pinned when it started
     if prepared.compiled is None:  # not resumable
         raise UsageError("; ".join(prepared.problems))
     if prepared.program is None:
         raise UsageError(f"run {row.id} cannot be resumed: its script no longer compiles with this dwf; amend it instead")
+    session.use_pinned_agent(row)  # the agent port and actor tools it was approved with, unless given
+    if not session.agent:
+        raise UsageError(f"run {row.id} was journaled before dwf pinned a run's agent port; pass --agent")
     problems = []
-    model = session.resume_model(row)
+    model = args.model or session.resume_model(row)
     port = session.open_port(problems, model=model)
     if problems:
         return report_usage_problems(problems)
+    changes = agent_changes(pinned_agent(row), session.pin_of(port))
+    if changes:
+        print(f"dwfc: resuming run {row.id} changes what was approved:\n" + "".join(f"  {c}\n" for c in changes),
+              file=sys.stderr, end="")
+        if not args.yes:
+            anyio.run(port.close)
+            raise UsageError("pass --yes to resume with these changes, or leave out --agent/--model/--actor-tools "
+                             "to resume with the pinned ones")
     progress = make_progress(args.progress)
     outcome = _execute_resume(session, prepared, port, progress, args, model)
     if isinstance(outcome, list):
@@ -361,7 +379,8 @@ def cmd_resume(args) -> int:
 def _execute_resume(session, prepared, port, progress, args, model):
     """Resume to settlement through the workspace session; the RunOutcome, or the refusal problems."""
     return settle(session, progress, lambda engine: session.start(
-        engine, prepared, port, questions=_questions(session, progress, args), listeners=[progress], model=model))
+        engine, prepared, port, questions=_questions(session, progress, args), listeners=[progress], model=model,
+        approve_agent_change=args.yes))
 
 
 def _questions(session, progress, args):
@@ -380,6 +399,9 @@ def cmd_amend(args) -> int:
     with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
     root = workspace_root(args)
+    if not args.agent:
+        raise UsageError("dwfc amend needs the agent port of the new run: pass --agent scripted:FIXTURE.json, "
+                         "anthropic[:MODEL] or command:'CMD ...'")
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"no such script: {path}")

@@ -2,7 +2,8 @@
 the journal and the ports. It imports no host, tool or command-line module.
 
 - `prepare.py`: `prepare` and `prepare_resume`, which compile a script once and check
-  everything a run needs (`PreparedRun`); `resume_problems`.
+  everything a run needs (`PreparedRun`); `resume_problems`; a run's pinned agent (`pinned_agent`,
+  `agent_changes`).
 - `engine.py`: `Engine` and the lifecycle of a `Run` (start, cancel, grace, settle).
 - `run_host.py`: `RunHost`, the effect host the interpreter calls (asks, world, reports,
   artifacts, saved workflows, escalations).
@@ -22,7 +23,8 @@ ports). `prepare.py`'s names are bound at once: importing that module binds the 
 `prepare` to the module, in place of the function.
 """
 
-from dwf.runtime.engine.prepare import PreparedRun, prepare, prepare_resume, resume_problems
+from dwf.runtime.engine.prepare import (PreparedRun, agent_changes, pinned_agent, prepare, prepare_resume,
+                                        resume_problems)
 from dwf.runtime.values.lazy_exports import lazy_exports
 
 _HOMES = {
@@ -35,4 +37,5 @@ _HOMES = {
 }
 
 __all__, __getattr__ = lazy_exports(__name__, _HOMES)
-__all__ = sorted([*__all__, "PreparedRun", "prepare", "prepare_resume", "resume_problems"])
+__all__ = sorted([*__all__, "PreparedRun", "agent_changes", "pinned_agent", "prepare", "prepare_resume",
+                  "resume_problems"])

@@ -1,7 +1,8 @@
 """This module defines the engine's side of one ask (RUNTIME §2): `AskSession`, the
 `ports.AskChannel` a port uses to submit typed results (validated against the ask's schema, with
-up to three repairs), escalate questions, report progress and usage, and say a tool touched the
-workspace; `run_ask`, the turn-and-nudge loop that turns a port's turns into the ask's outcome;
+up to three repairs), escalate questions, report progress and usage (`on_usage()` follows each
+report, so the host can make it durable), journal the actor's conversation (`transcript`) and
+its session and model (`session`), and say a tool touched the workspace; `run_ask`, the turn-and-nudge loop that turns a port's turns into the ask's outcome;
 and `schema_violations`, the one formatter of jsonschema errors (`$.path: message`)."""
 
 from __future__ import annotations
@@ -28,9 +29,12 @@ class AskSession:
     def __init__(self, request: AskRequest, validator: jsonschema.protocols.Validator | None, *,
                  emit: Callable[..., Any], usage_sink: Usage,
                  escalate: Callable[[AskRequest, str, str | None, int], Awaitable[str]],
-                 on_touched: Callable[[], None]):
+                 on_touched: Callable[[], None], on_usage: Callable[[], None] = lambda: None,
+                 transcript: Callable[[dict], None] = lambda message: None,
+                 session: Callable[[str | None, str | None], None] = lambda session_id, model: None):
         self.request, self.validator = request, validator
         self.emit, self.usage_sink, self.escalate_to, self.on_touched = emit, usage_sink, escalate, on_touched
+        self.on_usage, self.record_message, self.record_session = on_usage, transcript, session
         self.accepted = False
         self.exhausted = False
         self.value: Any = None
@@ -82,8 +86,15 @@ class AskSession:
     def usage(self, usage: Usage) -> None:
         self.ask_usage.add(usage)
         self.usage_sink.add(usage)
+        self.on_usage()
         self.emit("usage-updated", site=self.request.site, key=self.request.key, ask=usage.to_json(),
                   run=self.usage_sink.to_json())
+
+    def transcript(self, message: dict) -> None:
+        self.record_message(message)
+
+    def session(self, session_id: str | None, model: str | None) -> None:
+        self.record_session(session_id, model)
 
     def touched_world(self) -> None:
         self.touched = True

@@ -8,6 +8,8 @@ outcome settled before it got its turn must be committed (`before_dispatch`): no
 have seen a result that a crash would lose. Effects dispatched in one tick share one commit; an
 outcome settling during that wait is committed at the end of its own tick, like every outcome.
 A journal failure stops the run (`on_failure`); the run then settles as errored.
+`before_commit()` runs before each group commit of the committer task: it writes what a tick
+only noted (the usage of asks still running), so it joins the commit.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class GroupCommitter:
         self._done = True  # until `hold` starts the committer task
         self._stopped = False
         self._settled_group: int | None = None  # the open group that holds the latest settled effect
+        self.before_commit: Callable[[], None] = lambda: None  # see the module docstring
 
     def wake(self) -> None:
         """The journal opened a group transaction: commit it when the committer next runs."""
@@ -71,6 +74,7 @@ class GroupCommitter:
                 if self._stopped:
                     return
                 try:
+                    self.before_commit()
                     self.journal.commit()
                 except JournalError as failure:  # the run cannot go on without its journal
                     self.failure = failure

@@ -26,7 +26,7 @@ from dwf.runtime.engine.caps import Caps, resolve_caps
 from dwf.runtime.engine.commits import GroupCommitter
 from dwf.runtime.engine.events import EventBus
 from dwf.runtime.engine.import_cache import ImportedCache
-from dwf.runtime.engine.prepare import PreparedRun, prepare, prepare_resume
+from dwf.runtime.engine.prepare import PreparedRun, agent_changes, pinned_agent, prepare, prepare_resume
 from dwf.runtime.engine.request import RunOutcome, StartError, StartRequest, control_dir_of
 from dwf.runtime.engine.run_host import RunHost, RunPorts
 from dwf.runtime.journal import control
@@ -144,11 +144,7 @@ class Run:
         self._result: RunOutcome | None = None
         self._scope: anyio.CancelScope | None = None
         self._stop_reason: str | None = None
-        usage = Usage()
-        if stored is not None:  # usage accounting continues from the interrupted attempt
-            known = {k: int(v) for k, v in (stored.usage or {}).items()
-                     if k in Usage.__dataclass_fields__ and isinstance(v, (int, float))}
-            usage = Usage(**known)
+        usage = Usage()  # a resume continues from what its nodes spent (RunHost.resume_from)
         cache = request.imported_cache
         if cache is None and stored is not None and stored.resumed_from:
             cache = _rebuild_cache(self.journal, stored.resumed_from)
@@ -159,6 +155,8 @@ class Run:
                             max_concurrency=resolved.max_concurrency, max_agents=resolved.max_agents,
                             budget=resolved.budget, usage=usage, replay=replay, cache=cache)
         caps = run_caps(request, stored, resolved)
+        self.agent_pin = self._agent_pin(stored)
+        self.resumed_rows: list = []  # a resume's node rows, loaded once by its claim
         try:
             if control_dir is None:
                 replay.update(self._claim(stored, caps))
@@ -167,8 +165,25 @@ class Run:
                     replay.update(self._claim(stored, caps))
                     control.write_owner(control_dir, self.id)
                     control.clear_cancel(control_dir, self.id)
+            if stored is not None:
+                old, new = pinned_agent(stored).get("model"), self.agent_pin.get("model")
+                self.host.resume_from(self.journal, self.resumed_rows, keep_models=not (old and new and old != new))
         except (JournalError, OSError) as failure:
             raise StartError([str(failure)]) from None
+
+    def _agent_pin(self, stored: RunRow | None) -> dict:
+        """The agent pin this attempt records: the request's (a resume: refused when it changes
+        the pinned one without approval, kept when the request pins nothing)."""
+        wanted = dict(self.request.agent_pin or {})
+        if stored is None:
+            return wanted
+        pinned = pinned_agent(stored)
+        changes = agent_changes(pinned, wanted)
+        if changes and not self.request.approve_agent_change:
+            raise StartError([f"run {stored.id} was approved with another agent; resuming it now would change "
+                              f"{'; '.join(changes)}. Resume it with the pinned agent, or approve the change "
+                              "(`dwfc resume RUN --yes` with the new --agent/--model/--actor-tools)"])
+        return wanted or pinned
 
     def _claim(self, stored: RunRow | None, caps: dict) -> dict:
         """Record the run as `running`: a new row, or the resumed one if it is still stopped (a
@@ -180,14 +195,16 @@ class Run:
                 id=self.id, script=prepared.script, script_sha256=prepared.program.source_sha256,
                 ir_hash=prepared.program.ir_hash, compiler_version=prepared.program.compiler_version, args=self.args,
                 meta=prepared.program.meta, caps=caps, resumed_from=self.request.resumed_from,
-                workflows=prepared.workflows))
+                workflows=prepared.workflows, agent=self.agent_pin))
             return {}
         current = self.journal.get_run(self.id)
         if current is None or current.status != "stopped":
             raise StartError([f"run {self.id} cannot be resumed: it is {current.status if current else 'gone'} now "
                               "(another process resumed it first); see `dwfc show` for its progress"])
-        replay = {(n.site, n.key): n for n in self.journal.list_nodes(self.id, settled_only=True, with_input=False)}
-        self.journal.update_run(self.id, status="running", stop_reason=None, result=None, error=None, caps=caps)
+        self.resumed_rows = self.journal.list_nodes(self.id, with_input=False)
+        replay = {(n.site, n.key): n for n in self.resumed_rows if n.status != "running"}
+        self.journal.update_run(self.id, status="running", stop_reason=None, result=None, error=None, caps=caps,
+                                agent=self.agent_pin)
         return replay
 
     # ------------------------------------------------------------ contract

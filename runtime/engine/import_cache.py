@@ -36,6 +36,8 @@ class CachedAsk:
     result: Any
     pure: bool
     usage: dict = field(default_factory=dict)
+    site: str = ""  # the predecessor's node, whose actor messages an import copies
+    key: str = ""
 
 
 @dataclass
@@ -83,7 +85,8 @@ class ImportedCache:
                 if node.status != "completed":
                     break  # failures and unfinished asks are never imported, nor anything after them
                 usage = node.usage if isinstance(node.usage, dict) else {}
-                entries.append(CachedAsk(node.input_hash, node.result, usage.get("pure") is True, usage))
+                entries.append(CachedAsk(node.input_hash, node.result, usage.get("pure") is True, usage,
+                                         node.site, node.key))
             actors[name] = ActorCache(actor.get("persona"), entries)
         reads: dict[str, deque] = {}
         for node in nodes:

@@ -121,6 +121,37 @@ def prepare_resume(row: RunRow, path: str = "<script>", cache: CompileCache | No
     return prepared
 
 
+def pinned_agent(row: RunRow) -> dict:
+    """The agent a stored run is pinned to: its journaled `{spec, model, actor_tools}` with the
+    model a `dwfc set` recorded since; {} for a run journaled before pins (schema version 4)."""
+    pin = dict(row.agent or {})
+    if pin and (row.caps or {}).get("model"):
+        pin["model"] = row.caps["model"]
+    return pin
+
+
+def agent_changes(pinned: dict, wanted: dict) -> list[str]:
+    """What resuming a run pinned to `pinned` with the agent `wanted` changes that needs approval:
+    another kind of agent port (or another command), another model, a wider actor tool set (each
+    `what: old -> new`). A narrower tool set, another fixture of the scripted test port, or a run
+    with nothing pinned, needs none."""
+    from dwf.runtime.ports.actor_tools import TOOL_SETS  # deferred: start-up (the workspace tools)
+
+    if not pinned or not wanted:
+        return []
+    changes = []
+    other_command = wanted.get("kind") == "command" and pinned.get("spec") != wanted.get("spec")
+    if pinned.get("kind") != wanted.get("kind") or other_command:
+        changes.append(f"agent: {pinned.get('spec')} -> {wanted.get('spec')}")
+    if pinned.get("model") and wanted.get("model") and pinned["model"] != wanted["model"]:
+        changes.append(f"model: {pinned['model']} -> {wanted['model']}")
+    old, new = pinned.get("actor_tools"), wanted.get("actor_tools")
+    rank = {name: index for index, name in enumerate(TOOL_SETS)}
+    if new and rank.get(new, len(TOOL_SETS)) > rank.get(old, -1):
+        changes.append(f"actor tools: {old or 'none'} -> {new} (wider)")
+    return changes
+
+
 def compile_problems(path: str, compiled: CompileResult) -> list[str]:
     """A script's compile errors as `path:line:column: CODE message` lines."""
     return [f"{path}:{d.span.line}:{d.span.column}: {d.code} {d.message}" for d in compiled.diagnostics if d.is_error]

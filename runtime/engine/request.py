@@ -74,6 +74,12 @@ class StartRequest:
     # imported cache built from it (consulted after the run's own journal, before going live).
     resumed_from: str | None = None
     imported_cache: ImportedCache | None = None
+    # The agent port the caller opened, as the run pins it (`{spec, model, actor_tools}`, no
+    # secrets): a new run records it; a resume compares it with the pinned one and is refused
+    # on another agent or model or a wider actor tool set (`prepare.agent_changes`) unless
+    # `approve_agent_change`, which records the new one. None: nothing pinned or checked.
+    agent_pin: dict | None = None
+    approve_agent_change: bool = False
 
 
 @dataclass

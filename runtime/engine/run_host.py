@@ -3,12 +3,23 @@ actors, phases and logs, asks, world reads and commands, reports, artifacts, sav
 called inline and escalations.
 
 Every effect goes through `_effect`: a resumed run's settled rows (loaded once) are consulted
-first (a completed or failed row with the same key replays without calling a port; a different
-input hash fails the run with `InputHashMismatch`), then an amended run's imported cache, then
-the row is written `running`, the effect is dispatched once that row and every outcome settled
-before it are committed (`commits.GroupCommitter`), and the row is settled. Each `node-started`
-gets exactly one `node-settled`, on every path. The ask protocol itself (turns, nudge, schema
-repairs) is in `engine/ask.py`.
+first (a completed or failed row with the same key replays without calling a port and without
+journaling an event; a different input hash fails the run with `InputHashMismatch`), then an
+amended run's imported cache, then the row is written `running`, the effect is dispatched once
+that row and every outcome settled before it are committed (`commits.GroupCommitter`), and the
+row is settled. Each `node-started` gets exactly one `node-settled`, on every path. The ask
+protocol itself (turns, nudge, schema repairs) is in `engine/ask.py`.
+
+Actor continuity. Each message an agent port sends or receives is journaled with its ask
+(`AskChannel.transcript`), and the session and model it reports with its actor. Before the first
+live ask of an actor in a resumed or amended run, a port that keeps conversations (`restore`) gets
+the actor's journaled messages of its settled asks (replayed, or imported with their messages
+from the predecessor), so it continues the conversation the original run had; a resume also
+sends each actor to the model journaled for it, unless the run's model was changed on approval.
+
+Replays write nothing new. A resume re-executes the script, so it creates the same actors and
+enters the same phases and logs the same lines again; those the run's log already holds
+(`resume_from`) are not journaled a second time, so k resumes never add k copies.
 
 Scheduling (RUNTIME §3). Asks on one actor are admitted FIFO and run one at a time (a fair
 per-actor lock); across actors at most `max_concurrency` asks are in flight (the run's capacity
@@ -19,6 +30,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
+from collections import Counter
 from typing import Any, Awaitable, Callable
 
 import anyio
@@ -36,6 +49,7 @@ from dwf.runtime.engine.prepare import PreparedRun
 from dwf.runtime.interpreter import sandbox
 from dwf.runtime.interpreter.interpreter import Interpreter
 from dwf.runtime.interpreter.limits import Limits
+from dwf.runtime.journal.control import spent
 from dwf.runtime.journal.store import JournalStore, NodeRow, input_hash
 from dwf.runtime.ports.protocols import (ActorSpec, AgentPort, ArtifactPort, AskRequest, QuestionPort, Usage,
                                          WorldPort)
@@ -44,6 +58,11 @@ from dwf.runtime.values.objects import ActorHandle
 from dwf.runtime.values.records import Record, to_journal
 
 INSTRUCTIONS_HEAD = 240
+ECHOED_EVENTS = ("phase-entered", "log")  # what re-executing a resumed script emits again
+
+
+def _echo(event_type: str, payload: dict) -> tuple[str, str]:
+    return event_type, json.dumps(payload, sort_keys=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,12 +104,56 @@ class RunHost:
         self.actors: dict[str, ActorSpec] = {}
         self.actor_names: dict[str, str] = {}
         self.actor_locks: dict[str, anyio.Lock] = {}
+        self.actor_sites: dict[str, str] = {}
         self.actors_started: set[str] = set()
         self.live_nodes: dict[tuple[str, str], str] = {}  # (site, key) -> kind, for force-settlement
+        # Usage is durable with its node: a running ask's usage so far is written with the next
+        # group commit (`_flush_usage`; most asks settle first, and their outcome carries it),
+        # and a resume starts each node re-dispatched from what its interrupted attempt spent.
+        self.unsaved_usage: dict[tuple[str, str], Callable[[], dict]] = {}
+        self.earlier_usage: dict[tuple[str, str], dict] = {}  # (site, key) -> usage JSON (resume_from)
+        committer.before_commit = self._flush_usage
         self.phase: str | None = None
+        self.known_actors: set[str] = set()  # actors an earlier attempt created (see resume_from)
+        self.pinned_models: dict[str, str] = {}  # actor key -> the model journaled for it
+        self.sessions: dict[str, tuple] = {}  # actor key -> (session id, model) as journaled
+        self.rehydrate = cache is not None  # whether an actor may have journaled messages to restore
+        self.rehydrated: set[str] = set()  # actors whose port conversation is restored (or new)
+        self.echoes: Counter[tuple[str, str]] = Counter()  # its phase and log events, by canonical payload
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
         self.interpreter = Interpreter(self.program, self, limits=limits, args=prepared.args,
                                        source_lines=prepared.script.splitlines())
+
+    def resume_from(self, journal: JournalStore, rows: list[NodeRow], keep_models: bool = True) -> None:
+        """Note what the interrupted attempts of this run journaled that re-execution repeats:
+        its actors and its phase and log events, its usage (from its node `rows`); the model each
+        actor was sent to (kept unless `keep_models` is False: the run's model was changed on
+        approval); and drop the messages of asks that never settled (module docstring)."""
+        actors = journal.list_actors(self.id)
+        self.known_actors = {actor["key"] for actor in actors}
+        self.sessions = {actor["key"]: (actor.get("session_id"), actor.get("effective_model")) for actor in actors}
+        if keep_models:
+            self.pinned_models = {actor["key"]: actor["effective_model"] for actor in actors
+                                  if actor.get("effective_model")}
+        journal.drop_unsettled_messages(self.id)
+        self.rehydrate = True
+        self.usage.add(Usage.from_json(spent(rows)))
+        self.earlier_usage = {(row.site, row.key): row.usage for row in rows
+                              if row.status == "running" and Usage.from_json(row.usage) != Usage()}
+        self.echoes = Counter(_echo(e["type"], e["payload"]) for e in journal.events(self.id, types=ECHOED_EVENTS))
+
+    def _flush_usage(self) -> None:
+        pending, self.unsaved_usage = self.unsaved_usage, {}
+        for (site, key), usage_of in pending.items():
+            self.journal.set_node_usage(self.id, site, key, usage_of())
+
+    def _emit_anew(self, event_type: str, **payload: Any) -> None:
+        """Emit a phase or log event unless an earlier attempt of this run journaled it."""
+        echo = _echo(event_type, payload)
+        if self.echoes[echo]:
+            self.echoes[echo] -= 1
+            return
+        self.events.emit(event_type, **payload)
 
     # ------------------------------------------------------------ host: actors, phases, logs
 
@@ -102,22 +165,25 @@ class RunHost:
             if name in self.actor_names:
                 raise FatalError("DuplicateActorName", f"two actors are named \"{name}\" ({self.actor_names[name]} and {key})")
             self.actor_names[name] = key
-        spec = ActorSpec(key, name or None, system, model, agent_type)
+        spec = ActorSpec(key, name or None, system, model or self.pinned_models.get(key), agent_type)
         self.actors[key] = spec
         self.actor_locks[key] = anyio.Lock()
-        self.journal.put_actor(self.id, site, key, name, system, model)
+        self.actor_sites[key] = site
         if self.cache is not None:
             self.cache.attach(name or None, system)
+        if key in self.known_actors:  # created by an earlier attempt: journaled then
+            return ActorHandle(key, name or None, site, key)
+        self.journal.put_actor(self.id, site, key, name, system, model)
         self.events.emit("actor-created", site=site, key=key, name=name, system=system, model=model,
                          agent_type=agent_type, phase=self.phase)
         return ActorHandle(key, name or None, site, key)
 
     def enter_phase(self, name: str) -> None:
         self.phase = name
-        self.events.emit("phase-entered", name=name)
+        self._emit_anew("phase-entered", name=name)
 
     def log(self, message: str) -> None:
-        self.events.emit("log", message=message, phase=self.phase)
+        self._emit_anew("log", message=message, phase=self.phase)
 
     def budget_total(self) -> int | None:
         return self.budget_limit
@@ -134,9 +200,8 @@ class RunHost:
             raise FatalError("InputHashMismatch", f"{key}: the journal recorded different inputs for this effect")
         if self.cache is not None:
             self.cache.note_replayed(row)
-        extra = {"imported": True} if row.imported else {}
-        self.events.emit("node-settled", site=site, key=key, kind=kind, outcome="ok" if row.status == "completed" else "failed",
-                         cached=True, phase=self.phase, **extra)
+        # No event: the run's log already holds this node's events from when it ran, and a
+        # resume journals only what it does anew (k resumes must not add k copies).
         if row.status == "failed":
             raise ScriptError(row.error["type"], row.error["message"])
         return Record.from_journal(row.result)
@@ -174,7 +239,8 @@ class RunHost:
                              imported=True, phase=phase)
             return Record.from_journal(result)
         self.events.emit("node-queued", site=site, key=key, kind=kind, actor=actor, phase=phase, **(queued or {}))
-        self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "running"))
+        self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "running",
+                                      usage=self.earlier_usage.get((site, key), {})))
         group = self.journal.open_group
 
         async def started() -> None:
@@ -211,6 +277,7 @@ class RunHost:
                 self.journal.commit()
             return value
         finally:
+            self.unsaved_usage.pop((site, key), None)
             if self.live_nodes.pop((site, key), None) is not None:
                 self.events.emit("node-settled", site=site, key=key, kind=kind, outcome=outcome, phase=phase)
 
@@ -241,8 +308,15 @@ class RunHost:
                     channel = AskSession(request, self.validator(schema_key) if schema_key else None,
                                          emit=self.events.emit, usage_sink=self.usage, escalate=self.escalate,
                                          on_touched=lambda: self.close_import_cache("ask", site=site, key=key,
-                                                                                    actor=spec.name))
+                                                                                    actor=spec.name),
+                                         on_usage=lambda: self.unsaved_usage.__setitem__((site, key), usage_of),
+                                         transcript=lambda message: self.journal.append_message(
+                                             self.id, spec.actor_id, site, key, message),
+                                         session=lambda session_id, model: self._note_session(spec.actor_id,
+                                                                                              session_id, model))
+                    channel.ask_usage.add(Usage.from_json(self.earlier_usage.pop((site, key), {})))
                     channel_box.append(channel)
+                    self._restore_conversation(request)
                     return await run_ask(self.agent_port, request, channel)
 
         def usage_of() -> dict:
@@ -259,10 +333,31 @@ class RunHost:
                 entry = self.cache.take_ask(spec.name, digest)
                 if entry is None:
                     return None
+                for message in self.journal.ask_messages(self.cache.predecessor, entry.site, entry.key):
+                    self.journal.append_message(self.id, spec.actor_id, site, key, message)
                 return True, entry.result, {**Usage().to_json(), "pure": entry.pure}
 
         return await self._effect(site, key, "ask", spec.name or spec.actor_id, inputs, execute, queued,
                                   lookup=lookup, usage_of=usage_of)
+
+    def _restore_conversation(self, request: AskRequest) -> None:
+        """Before an actor's first live ask in this process: hand a port that keeps conversations
+        the actor's journaled messages of its settled asks (module docstring)."""
+        actor = request.actor.actor_id
+        if actor in self.rehydrated:
+            return
+        self.rehydrated.add(actor)
+        restore = getattr(self.agent_port, "restore", None)
+        if self.rehydrate and restore is not None:
+            messages = self.journal.actor_messages(self.id, actor)
+            if messages:
+                restore(request, messages)
+
+    def _note_session(self, actor: str, session_id: str | None, model: str | None) -> None:
+        """Journal the session and the model an actor's asks use, when they change."""
+        if self.sessions.get(actor) != (session_id, model):
+            self.sessions[actor] = (session_id, model)
+            self.journal.set_actor_session(self.id, self.actor_sites[actor], actor, session_id, model)
 
     def close_import_cache(self, cause: str, **info: Any) -> None:
         """The first side effect of an amend run closes its imported cache (RUNTIME §5.2)."""
@@ -383,10 +478,11 @@ class RunHost:
     # ------------------------------------------------------------ escalation
 
     async def escalate(self, request: AskRequest, question: str, context: str | None, number: int = 1) -> str:
-        # Named by the run, the ask's occurrence and the question's number within the ask: stable
-        # across a resume, so a re-dispatched ask asking again finds an answer already given.
-        occurrence = hashlib.sha256(f"{request.site}|{request.key}".encode()).hexdigest()[:6]
-        question_id = f"dwfq-{self.id.removeprefix('dwfrun-')[:8]}-{occurrence}-{number}"
+        # Named by the whole run id, the ask's occurrence and the question's number within the
+        # ask: unique across runs and asks, and stable across a resume, so a re-dispatched ask
+        # asking again finds an answer already given (perhaps while the run was down).
+        occurrence = hashlib.sha256(f"{request.site}|{request.key}".encode()).hexdigest()[:16]
+        question_id = f"dwfq-{self.id.removeprefix('dwfrun-')}-{occurrence}-{number}"
         raised = False
 
         def posted() -> None:  # the question can be answered now: only then may a host hear of it

@@ -17,7 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from dwf.runtime.engine import Ceilings, Engine, PreparedRun, Run, StartRequest, prepare, prepare_resume
+from dwf.runtime.engine import (Ceilings, Engine, PreparedRun, Run, StartRequest, pinned_agent, prepare,
+                                prepare_resume)
 from dwf.runtime.engine.compile_cache import CompileCache
 from dwf.runtime.engine.events import Listener
 from dwf.runtime.host.amend import amend, inherited_caps
@@ -26,7 +27,7 @@ from dwf.runtime.journal import control
 from dwf.runtime.journal.sqlite import SqliteJournal
 from dwf.runtime.journal.store import JournalError, RunRow
 from dwf.runtime.ports.artifacts import ArtifactStore
-from dwf.runtime.ports.factory import open_agent_port
+from dwf.runtime.ports.factory import agent_pin, open_agent_port
 from dwf.runtime.ports.protocols import AgentPort, QuestionPort
 from dwf.runtime.ports.questions import FileQuestions
 from dwf.runtime.ports.world import LocalWorld
@@ -117,7 +118,18 @@ class WorkspaceSession:
     def resume_model(self, row: RunRow) -> str | None:
         """The model a resume of `row` runs with: the one it ran with (or `dwfc set` recorded), else
         the session's."""
-        return (row.caps or {}).get("model") or self.model
+        return pinned_agent(row).get("model") or (row.caps or {}).get("model") or self.model
+
+    def use_pinned_agent(self, row: RunRow) -> None:
+        """A resume of `row` runs with its pinned agent port spec and actor tool set where the
+        session gives none (a run journaled before pins keeps the session's)."""
+        pinned = pinned_agent(row)
+        self.agent = self.agent or pinned.get("spec")
+        self.actor_tools = self.actor_tools or pinned.get("actor_tools")
+
+    def pin_of(self, port: AgentPort) -> dict:
+        """What a run started with `port` from this session pins (`ports.factory.agent_pin`)."""
+        return agent_pin(self.agent, port)
 
     def amend_caps(self, row: RunRow, given: dict) -> dict:
         """The caps and model an amend of `row` runs with (`host/amend.inherited_caps`); without
@@ -130,12 +142,15 @@ class WorkspaceSession:
 
     def request(self, prepared: PreparedRun, port: AgentPort, run_id: str, *, questions: QuestionsFor | None = None,
                 listeners: list[Listener] | None = None, max_concurrency: int | None = None,
-                budget: int | None = None, model: str | None = None) -> StartRequest:
+                budget: int | None = None, model: str | None = None,
+                approve_agent_change: bool = False) -> StartRequest:
         """The start request of a prepared run (`model`: the one its port was opened with, else
-        the session's): the world may run exactly its approved commands."""
+        the session's): the world may run exactly its approved commands; the run pins its agent
+        port (a resume with another one needs `approve_agent_change`)."""
         return StartRequest(agent_port=port, prepared=prepared, journal=self.journal, run_id=run_id,
                             control_dir=self.control, listeners=list(listeners or []), max_concurrency=max_concurrency,
                             budget=budget, ceilings=self.ceilings, model=model or self.model,
+                            agent_pin=self.pin_of(port), approve_agent_change=approve_agent_change,
                             **self._ports(prepared, run_id, questions))
 
     def start(self, engine: Engine, prepared: PreparedRun, port: AgentPort, *, run_id: str | None = None,
@@ -153,7 +168,8 @@ class WorkspaceSession:
         new_id = new_run_id()
         caps = self.amend_caps(row, {}) if caps is None else caps
         return await amend(engine, row.id, prepared, journal=self.journal, agent_port=port, control_dir=self.control,
-                           listeners=list(listeners or []), new_id=new_id, ceilings=self.ceilings, **caps,
+                           listeners=list(listeners or []), new_id=new_id, ceilings=self.ceilings,
+                           agent_pin=self.pin_of(port), **caps,
                            **self._ports(prepared, new_id, questions))
 
     def _ports(self, prepared: PreparedRun, run_id: str, questions: QuestionsFor | None) -> dict:

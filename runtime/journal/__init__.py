@@ -9,7 +9,7 @@ except `statedir`.
 - `sqlite_schema.py`: its schema versions as forward migrations, and every SQL statement.
 - `control.py`: the cross-process run-control protocol over a journal (owner records, liveness,
   `claim_lock`, cancel requests, reconciliation of dead owners' runs), plus the run lookup,
-  resume checks and summaries `dwfc runs`/`show` print.
+  resume checks and summaries `dwfc runs`/`show` print, and `spent`, the usage a run's nodes record.
 
 The package exports the interface and the memory store. `SqliteJournal` is imported from
 `dwf.runtime.journal.sqlite`: `dwfc` imports this package at start-up (run control), and `sqlite3`

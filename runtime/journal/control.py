@@ -229,14 +229,28 @@ def reconcile(journal: JournalStore, control: Path) -> list[str]:
 
 def _mark_interrupted(journal: JournalStore, control: Path, row: RunRow) -> None:
     message = "the run was stopped (interrupted): the process running it died"
-    journal.update_run(row.id, status="stopped", stop_reason="interrupted", error={"message": message, "traceback": None})
-    for node in journal.list_nodes(row.id):
+    nodes = journal.list_nodes(row.id, with_input=False)
+    # The run row learns its usage when the run settles, which a dead process never did; its
+    # nodes hold every usage report (committed with them), so `dwfc show` tells what it spent.
+    journal.update_run(row.id, status="stopped", stop_reason="interrupted", error={"message": message, "traceback": None},
+                       usage=spent(nodes))
+    for node in nodes:
         if node.status == "running":
             journal.append_event(row.id, "node-settled", {"site": node.site, "key": node.key, "kind": node.kind,
                                                           "outcome": "cancelled", "reconciled": True})
     journal.append_event(row.id, "run-settled", {"status": "stopped", "stop_reason": "interrupted", "error": message,
                                                  "value": None, "reconciled": True})
     release(control, row.id)
+
+
+def spent(nodes: list) -> dict:
+    """The usage a run's node rows record, summed per count (`pure` and other flags left out)."""
+    total: dict[str, int] = {}
+    for node in nodes:
+        for name, value in (node.usage or {}).items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                total[name] = total.get(name, 0) + int(value)
+    return total
 
 
 def _running_runs(journal: JournalStore) -> list[RunRow]:

@@ -25,6 +25,7 @@ class MemoryJournal:
         self.actors: dict[tuple[str, str, str], dict] = {}
         self.nodes: dict[tuple[str, str, str], tuple] = {}
         self._events: dict[str, list[tuple[int, str, str]]] = {}
+        self.messages: list[tuple[str, str, str, str, str]] = []  # (run, actor, site, key, message JSON)
 
     def create_run(self, run: RunRow) -> None:
         if run.id in self.runs:
@@ -55,12 +56,32 @@ class MemoryJournal:
         return None
 
     def put_actor(self, run_id, site, key, name, persona, model) -> None:
-        session = self.actors.get((run_id, site, key), {}).get("session_id")
-        self.actors[(run_id, site, key)] = {"name": name, "persona": persona, "model": model, "session_id": session}
+        known = self.actors.get((run_id, site, key), {})
+        self.actors[(run_id, site, key)] = {"name": name, "persona": persona, "model": model,
+                                            "session_id": known.get("session_id"),
+                                            "effective_model": known.get("effective_model")}
 
-    def set_actor_session(self, run_id: str, site: str, key: str, session_id: str | None) -> None:
+    def set_actor_session(self, run_id: str, site: str, key: str, session_id: str | None,
+                          effective_model: str | None = None) -> None:
         if (run_id, site, key) in self.actors:
-            self.actors[(run_id, site, key)]["session_id"] = session_id
+            self.actors[(run_id, site, key)].update(session_id=session_id, effective_model=effective_model)
+
+    def append_message(self, run_id: str, actor: str, site: str, key: str, message: dict) -> None:
+        self.messages.append((run_id, actor, site, key, json.dumps(message)))
+
+    def actor_messages(self, run_id: str, actor: str) -> list[dict]:
+        return [json.loads(text) for run, who, site, key, text in self.messages
+                if (run, who) == (run_id, actor) and self._settled(run, site, key)]
+
+    def ask_messages(self, run_id: str, site: str, key: str) -> list[dict]:
+        return [json.loads(text) for run, _, at, occurrence, text in self.messages if (run, at, occurrence) == (run_id, site, key)]
+
+    def drop_unsettled_messages(self, run_id: str) -> None:
+        self.messages = [m for m in self.messages if m[0] != run_id or self._settled(m[0], m[2], m[3])]
+
+    def _settled(self, run_id: str, site: str, key: str) -> bool:
+        stored = self.nodes.get((run_id, site, key))
+        return stored is not None and stored[4] in ("completed", "failed")
 
     def list_actors(self, run_id: str) -> list[dict]:
         return [{"site": site, "key": key, **fields} for (run, site, key), fields in self.actors.items() if run == run_id]
@@ -94,14 +115,20 @@ class MemoryJournal:
         kind, actor, digest, data, _, _, imported = stored
         self.nodes[(run_id, site, key)] = (kind, actor, digest, data, status, json.dumps([result, error, usage or {}]), imported)
 
+    def set_node_usage(self, run_id: str, site: str, key: str, usage: dict) -> None:
+        stored = self.nodes.get((run_id, site, key))
+        if stored is not None and stored[4] == "running":
+            result, error, _ = json.loads(stored[5])
+            self.nodes[(run_id, site, key)] = stored[:5] + (json.dumps([result, error, usage]),) + stored[6:]
+
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
         events = self._events.setdefault(run_id, [])
         events.append((len(events) + 1, event_type, json.dumps(payload)))
         return len(events)
 
-    def events(self, run_id: str, after: int = 0) -> list[dict]:
+    def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
         return [{"seq": seq, "type": kind, "payload": json.loads(payload)}
-                for seq, kind, payload in self._events.get(run_id, []) if seq > after]
+                for seq, kind, payload in self._events.get(run_id, []) if seq > after and (types is None or kind in types)]
 
     def hold_commits(self, wake: Callable[[], None]) -> None:
         pass

@@ -23,7 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from dwf.runtime.journal.sqlite_schema import (APPEND_EVENT, ERROR_KINDS, INSERT_NODE, MIGRATIONS, NODE_COLUMNS, NOW,
+from dwf.runtime.journal.sqlite_schema import (ACTOR_MESSAGES, APPEND_EVENT, APPEND_MESSAGE, ASK_MESSAGES,
+                                               DROP_UNSETTLED_MESSAGES, ERROR_KINDS, INSERT_NODE, MIGRATIONS, NODE_COLUMNS, NODE_USAGE, NOW,
                                                PUT_NODE, RUN_COLUMNS, RUN_JSON, RUN_TEXT, SCHEMA_VERSION, SETTLE_NODE,
                                                VERSION_TABLE)
 from dwf.runtime.journal.store import JournalError, NodeRow, RunRow
@@ -419,6 +420,7 @@ class SqliteJournal:
                 data[name] = self._load(conn, data[name], None, f"{what} ({name})")
         del data["result_blob"]
         data["workflows"] = data["workflows"] or {}  # NULL in rows written before version 3
+        data["agent"] = data["agent"] or {}  # NULL in rows written before version 4
         return RunRow(**data)
 
     def get_run(self, run_id: str) -> RunRow | None:
@@ -460,16 +462,41 @@ class SqliteJournal:
                          "persona = excluded.persona, model = excluded.model",
                          (run_id, site, key, name, persona, model))
 
-    def set_actor_session(self, run_id: str, site: str, key: str, session_id: str | None) -> None:
+    def set_actor_session(self, run_id: str, site: str, key: str, session_id: str | None,
+                          effective_model: str | None = None) -> None:
         with self._write(f"record the session of actor {key}") as conn:
-            conn.execute("UPDATE dwf_actor SET session_id = ? WHERE run_id = ? AND site_id = ? AND occurrence = ?",
-                         (session_id, run_id, site, key))
+            conn.execute("UPDATE dwf_actor SET session_id = ?, effective_model = ? WHERE run_id = ? AND site_id = ? "
+                         "AND occurrence = ?", (session_id, effective_model, run_id, site, key))
 
     def list_actors(self, run_id: str) -> list[dict]:
         with self._read(f"list the actors of run {run_id}") as conn:
-            rows = conn.execute("SELECT site_id, occurrence, name, persona, model, session_id FROM dwf_actor "
-                                "WHERE run_id = ? ORDER BY rowid", (run_id,)).fetchall()
-        return [{"site": r[0], "key": r[1], "name": r[2], "persona": r[3], "model": r[4], "session_id": r[5]} for r in rows]
+            rows = conn.execute("SELECT site_id, occurrence, name, persona, model, session_id, effective_model "
+                                "FROM dwf_actor WHERE run_id = ? ORDER BY rowid", (run_id,)).fetchall()
+        return [{"site": r[0], "key": r[1], "name": r[2], "persona": r[3], "model": r[4], "session_id": r[5],
+                 "effective_model": r[6]} for r in rows]
+
+    # ------------------------------------------------------------ actor conversations
+
+    def append_message(self, run_id: str, actor: str, site: str, key: str, message: dict) -> None:
+        def write(conn: sqlite3.Connection) -> None:
+            text, blob = self._dump(conn, message)
+            conn.execute(APPEND_MESSAGE, (run_id, actor, run_id, actor, site, key, text, blob))
+
+        self._hot_write(write, lambda: f"record a message of actor {actor} of run {run_id}")
+
+    def actor_messages(self, run_id: str, actor: str) -> list[dict]:
+        with self._read(f"read the conversation of actor {actor} of run {run_id}") as conn:
+            rows = conn.execute(ACTOR_MESSAGES, (run_id, actor)).fetchall()
+            return [self._load(conn, text, blob, f"a message of actor {actor} of run {run_id}") for text, blob in rows]
+
+    def ask_messages(self, run_id: str, site: str, key: str) -> list[dict]:
+        with self._read(f"read the conversation of ask {key} of run {run_id}") as conn:
+            rows = conn.execute(ASK_MESSAGES, (run_id, site, key)).fetchall()
+            return [self._load(conn, text, blob, f"a message of ask {key} of run {run_id}") for text, blob in rows]
+
+    def drop_unsettled_messages(self, run_id: str) -> None:
+        with self._write(f"drop the messages of the unsettled asks of run {run_id}") as conn:
+            conn.execute(DROP_UNSETTLED_MESSAGES, (run_id,))
 
     # ------------------------------------------------------------ nodes
 
@@ -524,6 +551,11 @@ class SqliteJournal:
         if self._hot_write(write, lambda: f"settle node {key} of run {run_id}") == 0:
             raise KeyError((run_id, site, key))
 
+    def set_node_usage(self, run_id: str, site: str, key: str, usage: dict) -> None:
+        text = _to_json(usage)
+        self._hot_write(lambda conn: conn.execute(NODE_USAGE, (text, run_id, site, key)),
+                        lambda: f"record the usage of node {key} of run {run_id}")
+
     # ------------------------------------------------------------ events
 
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
@@ -542,12 +574,13 @@ class SqliteJournal:
 
         return self._hot_write(write, lambda: f"append a {event_type} event to run {run_id}")
 
-    def events(self, run_id: str, after: int = 0) -> list[dict]:
+    def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
+        only = f" AND type IN ({', '.join('?' * len(types))})" if types is not None else ""
         with self._read(f"read the events of run {run_id}") as conn:
             if conn.in_transaction:
                 self._flush_events(conn)  # this connection sees its own pending events too
             rows = conn.execute("SELECT sequence, type, payload, payload_blob FROM dwf_event WHERE run_id = ? "
-                                "AND sequence > ? ORDER BY sequence", (run_id, after)).fetchall()
+                                f"AND sequence > ?{only} ORDER BY sequence", (run_id, after, *(types or ()))).fetchall()
             return [{"seq": seq, "type": kind,
                      "payload": self._load(conn, payload, blob, f"event {seq} of run {run_id}")}
                     for seq, kind, payload, blob in rows]

@@ -88,6 +88,28 @@ SCHEMA_V3 = """
 ALTER TABLE dwf_run ADD COLUMN workflows TEXT;
 """
 
+# Version 4 (issue #14): actor continuity. `dwf_message` is each actor's conversation as its agent
+# port sent and received it, one row per message in order, with the ask (site, occurrence) it
+# belongs to; a large message is content-addressed like a large result. `dwf_run.agent` pins the
+# agent port spec (no secrets), its model and actor tool set; `dwf_actor.effective_model` is the
+# model each actor's asks were sent to.
+SCHEMA_V4 = f"""
+CREATE TABLE dwf_message (
+    run_id TEXT NOT NULL REFERENCES dwf_run(id),
+    actor TEXT NOT NULL,
+    sequence INTEGER NOT NULL,
+    site_id TEXT NOT NULL,
+    occurrence_key TEXT NOT NULL,
+    message TEXT,
+    message_blob TEXT REFERENCES dwf_blob(sha256),
+    created_at TEXT NOT NULL DEFAULT ({NOW}),
+    UNIQUE (run_id, actor, sequence)
+);
+CREATE INDEX dwf_message_ask ON dwf_message(run_id, site_id, occurrence_key);
+ALTER TABLE dwf_run ADD COLUMN agent TEXT;
+ALTER TABLE dwf_actor ADD COLUMN effective_model TEXT;
+"""
+
 
 def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
     """A migration that runs the statements of `sql` in order."""
@@ -101,7 +123,7 @@ def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
 # Forward migrations: MIGRATIONS[i] takes a database from version i to version i + 1. Each is
 # applied inside the same transaction as the version row that records it. Append, never edit.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_script(SCHEMA_V1), _script(SCHEMA_V2),
-                                                           _script(SCHEMA_V3)]
+                                                           _script(SCHEMA_V3), _script(SCHEMA_V4)]
 SCHEMA_VERSION = len(MIGRATIONS)
 # The table that records them, created in the transaction of the first migration.
 VERSION_TABLE = f"CREATE TABLE dwf_schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT ({NOW}))"
@@ -115,7 +137,7 @@ ERROR_KINDS = (  # (SQLite primary result code, kind, words in the message when 
 
 
 # RunRow field -> dwf_run column: the only names ever written into SQL text.
-RUN_JSON = ("args", "meta", "caps", "result", "error", "usage", "workflows")
+RUN_JSON = ("args", "meta", "caps", "result", "error", "usage", "workflows", "agent")
 RUN_TEXT = ("script", "script_sha256", "ir_hash", "compiler_version", "status", "stop_reason",
             "resumed_from", "superseded_by")
 RUN_COLUMNS = ("id",) + RUN_TEXT + RUN_JSON + ("result_blob",)
@@ -130,6 +152,8 @@ PUT_NODE = (
     "input_hash = excluded.input_hash, input = excluded.input, status = excluded.status, "
     "result = excluded.result, result_blob = excluded.result_blob, error = excluded.error, "
     f"usage = excluded.usage, imported = excluded.imported, updated_at = {NOW}")
+# The usage reported so far by an effect still running (an ask between model calls).
+NODE_USAGE = "UPDATE dwf_node SET usage = ? WHERE run_id = ? AND site_id = ? AND occurrence_key = ? AND status = 'running'"
 SETTLE_NODE = (f"UPDATE dwf_node SET status = ?, result = ?, result_blob = ?, error = ?, usage = ?, updated_at = {NOW} "
                "WHERE run_id = ? AND site_id = ? AND occurrence_key = ?")
 # The sequence is allocated by the INSERT itself, under the write lock: monotonic and gap-free per
@@ -139,9 +163,23 @@ SETTLE_NODE = (f"UPDATE dwf_node SET status = ?, result = ?, result_blob = ?, er
 APPEND_EVENT = ("INSERT INTO dwf_event (run_id, sequence, type, payload, payload_blob) VALUES "
                 "(?, (SELECT COALESCE(MAX(sequence), 0) + 1 FROM dwf_event WHERE run_id = ?), ?, ?, ?)")
 
+# An actor's messages: the sequence is allocated by the INSERT itself, like an event's.
+APPEND_MESSAGE = ("INSERT INTO dwf_message (run_id, actor, sequence, site_id, occurrence_key, message, message_blob) "
+                  "VALUES (?, ?, (SELECT COALESCE(MAX(sequence), 0) + 1 FROM dwf_message WHERE run_id = ? AND actor = ?), "
+                  "?, ?, ?, ?)")
+_SETTLED_ASK = ("SELECT 1 FROM dwf_node n WHERE n.run_id = m.run_id AND n.site_id = m.site_id "
+                "AND n.occurrence_key = m.occurrence_key AND n.status IN ('completed', 'failed')")
+# What a rehydrated actor remembers: the messages of its settled asks, in order.
+ACTOR_MESSAGES = (f"SELECT m.message, m.message_blob FROM dwf_message m WHERE m.run_id = ? AND m.actor = ? "
+                  f"AND EXISTS ({_SETTLED_ASK}) ORDER BY m.sequence")
+ASK_MESSAGES = ("SELECT message, message_blob FROM dwf_message WHERE run_id = ? AND site_id = ? AND occurrence_key = ? "
+                "ORDER BY sequence")
+# A resume drops what asks that never settled had sent: their re-dispatch sends it again.
+DROP_UNSETTLED_MESSAGES = f"DELETE FROM dwf_message AS m WHERE m.run_id = ? AND NOT EXISTS ({_SETTLED_ASK})"
+
 # The columns a node row is read from, in `NodeRow` order (with the blob reference after `result`).
 NODE_COLUMNS = "site_id, occurrence_key, kind, actor, input_hash, input, status, result, result_blob, error, usage, imported"
 
-__all__ = ["APPEND_EVENT", "ERROR_KINDS", "INSERT_NODE", "MIGRATIONS", "NODE_COLUMNS", "NOW", "PUT_NODE", "RUN_COLUMNS",
-           "RUN_JSON", "RUN_TEXT", "SCHEMA_V1", "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_VERSION", "SETTLE_NODE",
+__all__ = ["ACTOR_MESSAGES", "APPEND_EVENT", "APPEND_MESSAGE", "ASK_MESSAGES", "DROP_UNSETTLED_MESSAGES", "ERROR_KINDS",
+           "INSERT_NODE", "MIGRATIONS", "NODE_COLUMNS", "NODE_USAGE", "NOW", "PUT_NODE", "RUN_COLUMNS", "RUN_JSON", "RUN_TEXT", "SCHEMA_V1", "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_VERSION", "SETTLE_NODE",
            "VERSION_TABLE"]

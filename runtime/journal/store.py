@@ -70,6 +70,7 @@ class RunRow:
     resumed_from: str | None = None
     superseded_by: str | None = None
     workflows: dict = field(default_factory=dict)  # saved workflows it calls inline: name -> script
+    agent: dict = field(default_factory=dict)  # the pinned agent port: {spec, model, actor_tools}; {} before v4
 
 
 class JournalStore(Protocol):
@@ -104,11 +105,25 @@ class JournalStore(Protocol):
                   model: str | None) -> None:
         """Record the actor created at occurrence `key` of `site` (its session id is kept)."""
 
-    def set_actor_session(self, run_id: str, site: str, key: str, session_id: str | None) -> None:
-        """Record the agent port's session id of a recorded actor."""
+    def set_actor_session(self, run_id: str, site: str, key: str, session_id: str | None,
+                          effective_model: str | None = None) -> None:
+        """Record the agent port's session id of a recorded actor and the model its asks go to."""
 
     def list_actors(self, run_id: str) -> list[dict]:
-        """The run's actors in creation order: {site, key, name, persona, model, session_id}."""
+        """The run's actors in creation order: {site, key, name, persona, model, session_id, effective_model}."""
+
+    # -- actor conversations (the messages an agent port sent and received, per ask)
+    def append_message(self, run_id: str, actor: str, site: str, key: str, message: dict) -> None:
+        """Append one message of actor `actor`'s conversation, sent or received for ask (`site`, `key`)."""
+
+    def actor_messages(self, run_id: str, actor: str) -> list[dict]:
+        """The actor's messages that belong to settled asks, in order: what a rehydrated actor remembers."""
+
+    def ask_messages(self, run_id: str, site: str, key: str) -> list[dict]:
+        """The messages of one ask, in order (an amend imports them with the ask)."""
+
+    def drop_unsettled_messages(self, run_id: str) -> None:
+        """Forget the messages of asks that never settled (a resume dispatches them again)."""
 
     # -- nodes
     def get_node(self, run_id: str, site: str, key: str) -> NodeRow | None:
@@ -121,6 +136,9 @@ class JournalStore(Protocol):
                     usage: dict | None = None) -> None:
         """Set the outcome of a node written before (KeyError when there is none)."""
 
+    def set_node_usage(self, run_id: str, site: str, key: str, usage: dict) -> None:
+        """Record the usage reported so far by a node still `running` (a settled one keeps its own)."""
+
     def list_nodes(self, run_id: str, *, settled_only: bool = False, with_input: bool = True) -> list[NodeRow]:
         """The run's node rows in the order they were first written; `settled_only` leaves out
         `running` rows, and without `with_input` their inputs are None."""
@@ -129,8 +147,8 @@ class JournalStore(Protocol):
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
         """Append an event to the run's log; returns its sequence number (1, 2, ... per run)."""
 
-    def events(self, run_id: str, after: int = 0) -> list[dict]:
-        """The run's events after sequence `after`: {seq, type, payload}."""
+    def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
+        """The run's events after sequence `after` (only those of `types`, when given): {seq, type, payload}."""
 
     # -- group commit: a holder's node rows and events may wait for `commit()` (see SqliteJournal)
     def hold_commits(self, wake: Callable[[], None]) -> None:

@@ -6,7 +6,8 @@
   `Verdict`, `Usage`, `AskError`).
 - `scripted.py`: the scripted agent port (answers from a fixture file) and agent specs.
 - `anthropic.py`: the Anthropic agent port over the Messages API (uses `actor_tools`,
-  `agent_definitions`).
+  `agent_definitions`, `contract`).
+- `contract.py`: the actor's contract: its system prompt text and each ask's epilogue.
 - `command.py`: the command agent port (an external CLI agent per turn).
 - `actor_tools.py`: the workspace tools an agent port offers a model (uses `world`, `process`).
 - `agent_definitions.py`: agent definitions (`agent(agent_type="name")` Markdown files).

@@ -2,10 +2,16 @@
 API through the official `anthropic` SDK's async client (`dwfc run FILE --agent anthropic`).
 
 Conversations. Each actor (`request.actor.actor_id`, per run) is one persistent conversation:
-its system prompt is the actor's `system` text followed by `CONTRACT` (how asks, `submit_result`
-and `escalate` work). Each turn appends one user message and runs the tool loop — call the API,
-run the requested tools, send their results — until the model ends its turn; the turn returns the
-text of the model's last message. The actor's `model` overrides the port's default.
+its system prompt is the actor's `system` text followed by `contract.CONTRACT` (the actor's
+contract: a script reads its answers, the evidence rule, faithful reporting, how asks,
+`submit_result` and `escalate` work). Each turn appends one user message — the first turn of an
+ask its instructions with `contract.ask_epilogue` after them — and runs the tool loop (call the
+API, run the requested tools, send their results) until the model ends its turn; the turn
+returns the text of the model's last message. The actor's `model` overrides the port's default.
+Every message appended is journaled through `AskChannel.transcript` and the actor's session
+(`anthropic-` and 16 hex digits of its system prompt's sha256) and model through
+`AskChannel.session`; `restore` rebuilds a conversation from journaled messages (a resumed or
+amended run), so the next request carries the history the original run's would have.
 
 Agent definitions. An actor with `agent_type` gets its definition (`runtime.ports.agent_definitions`):
 the system prompt is the definition's body, then the actor's `system`, then `CONTRACT`; the model
@@ -32,6 +38,7 @@ cache tokens) is reported through `channel.usage`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -42,6 +49,7 @@ import anyio
 
 from dwf.runtime.ports.actor_tools import ActorTools, cap_text
 from dwf.runtime.ports.agent_definitions import AgentDefinition, AgentDefinitionError, load_definition
+from dwf.runtime.ports.contract import CONTRACT, ESCALATE_TOOL, SUBMIT_TOOL, first_message
 from dwf.runtime.ports.protocols import AskChannel, AskError, AskRequest, Usage
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
@@ -51,20 +59,6 @@ DEFAULT_BASE_DELAY_S = 1.0
 DEFAULT_MAX_DELAY_S = 60.0
 DEFAULT_TIMEOUT_S = 600.0
 MAX_MODEL_CALLS_PER_TURN = 200
-
-SUBMIT_TOOL = "submit_result"
-ESCALATE_TOOL = "escalate"
-
-CONTRACT = """\
-You are an actor in a DWF workflow. The workflow sends you tasks ("asks") as user messages; \
-this conversation persists across the asks sent to you.
-- When an ask requires a structured result, a `submit_result` tool is available: call it with \
-the result (its input schema is the required schema). It answers "accepted" or lists the \
-violations to fix; fix them and call it again. After "accepted", end your turn with a short note.
-- When an ask requires no structured result, answer with your final text; it is the result.
-- If you are blocked on a decision only the workflow's owner can make, call `escalate` with \
-your question (and optional context); its result is the owner's answer.
-- Workspace tools (when offered) work on workspace-relative paths only."""
 
 ESCALATE_DEFINITION = {
     "name": ESCALATE_TOOL,
@@ -176,15 +170,20 @@ def submit_tool(schema: dict) -> tuple[dict, bool]:
 class _Conversation:
     def __init__(self, system: str):
         self.system = system
+        self.session_id = "anthropic-" + hashlib.sha256(system.encode("utf-8")).hexdigest()[:16]
         self.messages: list[dict] = []
 
-    def add_user(self, content: list[dict]) -> None:
-        """Append user content, merging into a trailing user message (e.g. tool results left
-        by a turn that ended on a final rejection), so roles keep alternating."""
-        if self.messages and self.messages[-1]["role"] == "user":
+    def add(self, role: str, content: list[dict], channel: AskChannel | None = None) -> None:
+        """Append a message (journaled through `channel`, as appended); user content merges into
+        a trailing user message (e.g. tool results left by a turn that ended on a final
+        rejection), so roles keep alternating. `restore` replays the journal through here, so
+        a rebuilt conversation merges exactly as the original did."""
+        if channel is not None:
+            channel.transcript({"role": role, "content": content})
+        if role == "user" and self.messages and self.messages[-1]["role"] == "user":
             self.messages[-1]["content"].extend(content)
         else:
-            self.messages.append({"role": "user", "content": list(content)})
+            self.messages.append({"role": role, "content": list(content)})
 
 
 class AnthropicAgentPort:
@@ -220,20 +219,31 @@ class AnthropicAgentPort:
         self.workspace = Path(workspace) if workspace is not None else Path.cwd()
         self._definitions: dict[str, AgentDefinition] = {}
         self._conversations: dict[tuple[str, str], _Conversation] = {}
+        self._restored: dict[tuple[str, str], list[dict]] = {}  # journaled messages, until the next turn
 
     async def close(self) -> None:
         close = getattr(self.client, "close", None)
         if close is not None:
             await close()
 
+    def restore(self, request: AskRequest, messages: list[dict]) -> None:
+        """Rebuild the conversation of `request.actor` from its journaled messages (a resumed or
+        amended run); it takes effect at the actor's next turn."""
+        slot = (request.run_id, request.actor.actor_id)
+        self._conversations.pop(slot, None)
+        self._restored[slot] = [dict(message) for message in messages]
+
     # -- one turn
 
     async def run_turn(self, request: AskRequest, message: str, channel: AskChannel) -> str:
         definition = self._definition(request)
         conversation = self._conversation(request, definition)
-        conversation.add_user([{"type": "text", "text": message}])
+        if message == request.instructions:  # the ask's first turn (a nudge is another message)
+            message = first_message(message, request.schema)
         tools, wrapped = self._tools(request)
         model = request.actor.model or (definition.model if definition is not None else None) or self.model
+        channel.session(conversation.session_id, model)
+        conversation.add("user", [{"type": "text", "text": message}], channel)
         for _ in range(MAX_MODEL_CALLS_PER_TURN):
             response = await self._create(model, conversation, tools, channel)
             self._report_usage(response, channel)
@@ -241,13 +251,11 @@ class AnthropicAgentPort:
             text = "\n".join(b["text"] for b in content if b.get("type") == "text").strip()
             uses = [b for b in content if b.get("type") == "tool_use"]
             if response.stop_reason == "pause_turn":
-                conversation.messages.append({"role": "assistant", "content": content})
+                conversation.add("assistant", content, channel)
                 continue
             if not uses:
-                if content:
-                    conversation.messages.append({"role": "assistant", "content": content})
-                else:  # an empty turn still needs a placeholder so roles alternate
-                    conversation.messages.append({"role": "assistant", "content": [{"type": "text", "text": "(no answer)"}]})
+                # an empty turn still needs a placeholder so roles alternate
+                conversation.add("assistant", content or [{"type": "text", "text": "(no answer)"}], channel)
                 if response.stop_reason == "max_tokens" and not text:
                     raise AskError("the model ran out of output tokens without answering", code="MaxTokens")
                 return text
@@ -259,8 +267,8 @@ class AnthropicAgentPort:
                     continue
                 result, stop = await self._call_tool(use, request, wrapped, channel)
                 results.append(result)
-            conversation.messages.append({"role": "assistant", "content": content})
-            conversation.add_user(results)
+            conversation.add("assistant", content, channel)
+            conversation.add("user", results, channel)
             if stop:
                 return text
         raise AskError(f"the actor made more than {MAX_MODEL_CALLS_PER_TURN} model calls in one turn", code="TurnTooLong")
@@ -272,6 +280,8 @@ class AnthropicAgentPort:
             parts = [definition.prompt if definition is not None else "", (request.actor.system or "").strip(), CONTRACT]
             system = "\n\n".join(part for part in parts if part)
             conversation = self._conversations[slot] = _Conversation(system)
+            for message in self._restored.pop(slot, ()):
+                conversation.add(message["role"], list(message["content"]))
         return conversation
 
     def _tools(self, request: AskRequest) -> tuple[list[dict], bool]:

@@ -2,6 +2,7 @@
 layer's `agent`): `scripted:FIXTURE.json`, `anthropic[:MODEL]` or `command:'CMD ARGS...'`.
 `open_agent_port` returns the port, or None with the reasons appended to `problems` (a usage
 error before anything runs); the command line, the tool layer and the MCP server all use it.
+`agent_pin` is what a run journals of the port it runs with, so a resume runs with the same.
 """
 
 from __future__ import annotations
@@ -18,6 +19,21 @@ def parse_agent_spec(spec: str) -> tuple[str, str | None]:
     """Split an `--agent` value into (kind, argument): `scripted:F` -> ("scripted", "F")."""
     kind, sep, rest = spec.partition(":")
     return kind, (rest if sep else None)
+
+
+def agent_pin(spec: str | None, port: AgentPort) -> dict:
+    """What a run pins of its agent port (no secrets: an API key comes from the environment):
+    `spec` (`anthropic` without its `:MODEL`, which is `model`; a scripted fixture by its absolute
+    path), `kind`, the port's default `model` and the `actor_tools` set it offers actors (None
+    when it offers none or is not Anthropic)."""
+    kind, argument = parse_agent_spec(spec or "")
+    tools = getattr(port, "tools", None) if kind == "anthropic" else None
+    if kind == "anthropic":
+        spec = "anthropic"
+    elif kind == "scripted" and argument:  # a resume from another folder finds the same fixture
+        spec = f"scripted:{Path(argument).resolve()}"
+    return {"spec": spec, "kind": kind or None,
+            "model": getattr(port, "model", None), "actor_tools": getattr(tools, "tool_set", None)}
 
 
 def open_agent_port(spec: str | None, workspace: str | os.PathLike, *, model: str | None = None,

@@ -6,7 +6,8 @@ library (the package imports it, and the grep worker starts through the package)
 records a port returns are typed `Any` and named in the docstrings.
 
 - `AgentPort` (`scripted.py`, `anthropic.py`, `command.py`) runs one *turn* of an actor's
-  conversation at a time. The engine drives the typed-ask protocol around it: during a turn the
+  conversation at a time, journals the conversation's messages through the channel and may
+  `restore` them (actor continuity across a resume or amend). The engine drives the typed-ask protocol around it: during a turn the
   port hands submitted values to `AskChannel.submit` and gets a `Verdict` back (accept, or reject
   with violations); when the turn ends without an accepted value the engine nudges once (a second
   turn), then fails the ask. A port reports usage and progress through the channel, and may ask
@@ -69,6 +70,13 @@ class Usage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
 
+    @classmethod
+    def from_json(cls, data: Any) -> Usage:
+        """The counts of a journaled usage JSON object (other keys, such as `pure`, are ignored)."""
+        data = data if isinstance(data, dict) else {}
+        return cls(**{name: int(data[name]) for name in cls.__dataclass_fields__
+                      if isinstance(data.get(name), (int, float)) and not isinstance(data.get(name), bool)})
+
     def add(self, other: Usage) -> None:
         """Add `other`'s counts to these."""
         self.input_tokens += other.input_tokens
@@ -100,6 +108,14 @@ class AskChannel(Protocol):
     def touched_world(self) -> None:
         """Say that the actor changed the workspace or ran something (an amend's cache closes)."""
 
+    def transcript(self, message: dict) -> None:
+        """Journal one message of the actor's conversation (`{role, content}`, plain JSON) as the
+        port appends it, in order: what `AgentPort.restore` gets back after a resume or amend."""
+
+    def session(self, session_id: str | None, model: str | None) -> None:
+        """Say which session and model the actor's asks use (journaled with the actor; a resume
+        sends the actor to the same model)."""
+
 
 class AskError(Exception):
     """A port's report that the ask failed (the script sees `AskFailed`)."""
@@ -117,6 +133,11 @@ class AgentPort(Protocol):
 
     async def close(self) -> None:
         """Release sessions and connections; called once when the run settles."""
+
+    # Optional, for ports that keep each actor's conversation (the Anthropic port):
+    # `restore(request, messages)` rebuilds the conversation of `request.actor` from the messages
+    # it journaled through `AskChannel.transcript` (those of the actor's settled asks), before
+    # its first new ask in a resumed or amended run. The engine calls it only when a port has it.
 
 
 class WorldPort(Protocol):

@@ -1,7 +1,8 @@
 """This module defines the file-based QuestionPort (RUNTIME §4): escalations of a headless run
 answered by another process with `dwfc answer QUESTION_ID TEXT`.
 
-Ids are `dwfq-<run>-<ask occurrence>-<n>` (see `Run.escalate`), stable across a resume: an
+Ids are `dwfq-<run id>-<ask occurrence>-<n>` (see `RunHost.escalate`: the whole run id and 16
+hex digits of the ask's occurrence, so they are unique across runs), stable across a resume: an
 answer written for a question while its run was down is found when the resumed run asks again.
 The running process writes `.dwf/questions/<id>.json` (`id`, `run_id`, `actor`, `question`,
 `context`, `asked_at`) under the workspace, and polls for `.dwf/questions/<id>.answer` (UTF-8
@@ -95,7 +96,8 @@ def write_answer(workspace: str | os.PathLike, question_id: str, text: str) -> d
     """Answer a pending question; returns its record. Raises AnswerError (unknown id, already
     answered, empty answer)."""
     if not valid_id(question_id):
-        raise AnswerError(f"{question_id!r} is not a question id (ids look like dwfq-1a2b3c4d-9f8e7d-1)")
+        raise AnswerError(f"{question_id!r} is not a question id (ids look like "
+                          "dwfq-<32 hex digits of the run>-<16 of the ask>-1; `dwfc show RUN` lists a run's questions)")
     directory = questions_dir(workspace)
     question_path = directory / f"{question_id}.json"
     try:

@@ -124,11 +124,13 @@ def test_actors_are_keyed_by_run_site_and_occurrence(journal):
     journal.put_actor("dwfrun-aaaa", "agent#1", "agent#1[0]", "a", "persona a", None)
     journal.put_actor("dwfrun-aaaa", "agent#1", "agent#1[1]", "b", None, "model-x")
     journal.put_actor("dwfrun-aaaa", "agent#1", "agent#1[0]", "a2", "persona a2", "m")  # same key: replaced
-    journal.set_actor_session("dwfrun-aaaa", "agent#1", "agent#1[1]", "session-1")
+    journal.set_actor_session("dwfrun-aaaa", "agent#1", "agent#1[1]", "session-1", "model-x-2")
     actors = journal.list_actors("dwfrun-aaaa")
     assert actors == [
-        {"site": "agent#1", "key": "agent#1[0]", "name": "a2", "persona": "persona a2", "model": "m", "session_id": None},
-        {"site": "agent#1", "key": "agent#1[1]", "name": "b", "persona": None, "model": "model-x", "session_id": "session-1"},
+        {"site": "agent#1", "key": "agent#1[0]", "name": "a2", "persona": "persona a2", "model": "m", "session_id": None,
+         "effective_model": None},
+        {"site": "agent#1", "key": "agent#1[1]", "name": "b", "persona": None, "model": "model-x", "session_id": "session-1",
+         "effective_model": "model-x-2"},
     ]
     assert journal.list_actors("dwfrun-other") == []
 

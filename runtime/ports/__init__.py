@@ -13,6 +13,8 @@
 - `models.py`: `available_models`, what ListModels answers.
 - `world.py`: `LocalWorld`, the local WorldPort (file and git reads, approved commands): paths,
   confinement and caps.
+- `beneath.py`: `open_beneath` and `Beneath`, race-free opening of a path beneath the workspace
+  root (component by component, `O_NOFOLLOW`).
 - `process.py`: `run_process`, how a port runs a child process, and the sanitized environment.
 - `grep_worker.py`: the worker process that matches `files.grep` patterns
   (`python -I -m dwf.runtime.ports.grep_worker`).

@@ -214,6 +214,12 @@ class ActorTools:
         parts = relative_parts(path)
         if not parts:
             raise ToolError("path is empty")
+        try:
+            return self._confined_target(path, parts, create_parents)
+        except RuntimeError:  # Path.resolve() on a symlink loop
+            raise ToolError(f"`{path}`: too many levels of symbolic links (a symlink loop)") from None
+
+    def _confined_target(self, path: str, parts: tuple[str, ...], create_parents: bool) -> Path:
         parent = self.root.joinpath(*parts[:-1])
         existing = parent
         while not existing.exists() and existing != self.root:

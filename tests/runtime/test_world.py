@@ -321,7 +321,7 @@ async def test_grep_catastrophic_pattern_is_stopped(tmp_path):
 def test_grep_worker_bounds_its_own_cpu_time(tmp_path):
     # Even without a parent to kill it (a host that died), the worker stops after its CPU limit.
     write(tmp_path, "evil.txt", "a" * 64 + "b\n")
-    job = {"pattern": "(a+)+$", "files": [["evil.txt", str(tmp_path / "evil.txt")]], "sniff": 8192,
+    job = {"pattern": "(a+)+$", "root": str(tmp_path), "files": ["evil.txt"], "sniff": 8192,
            "max_matches": GREP_MATCH_LIMIT, "max_bytes": GREP_BYTES_LIMIT}
     started = time.monotonic()
     done = subprocess.run([PY, "-I", "-m", world_module.GREP_WORKER, "1"], input=json.dumps(job).encode(),

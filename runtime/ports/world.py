@@ -19,7 +19,11 @@ first byte over the cap.
 Processes. Commands, `git` and the grep worker all go through `process.run_process` (no shell,
 a process group killed on every exit path, a deadline and a byte cap per stream) with the
 sanitized environment of `process.sanitized_environment`. `git` also loses every `GIT_*`
-variable and runs with `LC_ALL=C`, optional locks off and fsmonitor off.
+variable and runs with `LC_ALL=C`, optional locks off and fsmonitor off. Commands and `git` start
+inside the bubblewrap sandbox (`sandbox.py`; the `git.*` reads with nothing writable), programs
+found on the fixed system `PATH`; an approved command's arguments pass its program's argument
+rules first (`argument_rules.py`: computed options that run code or leave the workspace are
+refused). The grep worker is DWF's own code and opens only what the walk confined.
 
 Grep. Python's `re` backtracks, so a pattern such as `(a+)+$` can run for hours inside one C call
 that no thread deadline can interrupt. `files.grep` therefore runs the matching in a short-lived
@@ -37,7 +41,6 @@ import json
 import math
 import os
 import re
-import shutil
 import stat
 import sys
 from collections.abc import Mapping, Sequence
@@ -49,8 +52,10 @@ import anyio
 from dwf.grammar.facade import BY_QUALIFIED
 from dwf.runtime.values.errors import FatalError, ScriptError, world_error
 from dwf.runtime.values.records import Record, git_commit, git_status, grep_match, run_result
+from dwf.runtime.ports.argument_rules import check_arguments, program_environment
 from dwf.runtime.ports.beneath import INTERNAL_DIRS, Beneath, WorkspacePathError
 from dwf.runtime.ports.process import KIB, MIB, Completed, format_size, run_process, sanitized_environment
+from dwf.runtime.ports.sandbox import SYSTEM_PATH, Sandbox, resolve_program
 
 GLOB_LIMIT = 2_000  # paths per files.glob
 READ_LIMIT = 1 * MIB  # bytes per files.read
@@ -224,11 +229,14 @@ class LocalWorld:
     """The WorldPort over one workspace directory (see the module docstring)."""
 
     def __init__(self, root: Path, *, allowed_commands: frozenset[str] = frozenset(),
-                 env: Mapping[str, str] | None = None, grep_timeout_s: float = GREP_TIMEOUT_S):
+                 env: Mapping[str, str] | None = None, grep_timeout_s: float = GREP_TIMEOUT_S,
+                 sandbox: Sandbox = Sandbox(), approved_arguments: Mapping[str, Sequence[tuple[str, ...]]] | None = None):
         self.root = Path(root).resolve()
         self.allowed_commands = frozenset(allowed_commands)
+        self.approved_arguments = dict(approved_arguments or {})
         self.env = dict(env or {})
         self.grep_timeout_s = grep_timeout_s
+        self.sandbox = sandbox
 
     # -- dispatch -------------------------------------------------------------------------------
 
@@ -427,12 +435,11 @@ class LocalWorld:
 
     async def _git_raw(self, what: str, *argv: str, limit: int = GIT_OUTPUT_LIMIT) -> Completed:
         env = {k: v for k, v in sanitized_environment(self.env).items() if not k.startswith("GIT_")}
-        env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
-        git = shutil.which("git", path=env["PATH"])
-        if git is None:
-            raise world_error(f"{what}: git is not installed")
+        env.update(PATH=SYSTEM_PATH, LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
+        git = resolve_program("git", self.root, what)
         command = [git, "--no-pager", "-c", "core.fsmonitor=false", "-c", "core.quotepath=false",
                    "-c", "color.ui=false", *argv]
+        command = self.sandbox.wrap(command, writable=None, cwd=self.root, what=what)  # reads write nothing
         return await run_process(command, what=what, cwd=self.root, env=env, timeout_s=GIT_TIMEOUT_S,
                                  output_limit=limit, overflow_message=f"{what}: output is larger than {format_size(limit)}")
 
@@ -451,22 +458,21 @@ class LocalWorld:
             raise _type_error(f"world.run() argument `timeout_s` must be a number, not {type(timeout_s).__name__}")
         if not (timeout_s > 0 and math.isfinite(timeout_s)):
             raise ScriptError("ValueError", f"world.run() argument `timeout_s` must be positive, not {timeout_s}")
-        env = sanitized_environment(self.env)
-        program = self._resolve_program(cmd, env["PATH"])
-        done = await run_process([program, *args], what=f"command `{cmd}`", cwd=self.root, env=env,
+        what = f"command `{cmd}`"
+        checked = check_arguments(cmd, args, approved=self.approved_arguments.get(cmd, ()), root=self.root,
+                                  programs=self.allowed_commands, what=what)
+        program = resolve_program(cmd, self.root, what)
+        argv = self.sandbox.wrap([program, *checked], writable=self.root, cwd=self.root, what=what)
+        done = await run_process(argv, what=what, cwd=self.root, env=command_environment(cmd, self.env),
                                  timeout_s=float(timeout_s), output_limit=RUN_OUTPUT_LIMIT)
         return run_result(done.exit_code, done.stdout.decode("utf-8", "replace"),
                           done.stderr.decode("utf-8", "replace"))
 
-    def _resolve_program(self, cmd: str, search_path: str) -> str:
-        if "/" in cmd:
-            candidate = Path(cmd) if cmd.startswith("/") else self.root / cmd
-            found = str(candidate) if candidate.is_file() and os.access(candidate, os.X_OK) else None
-        else:
-            found = shutil.which(cmd, path=search_path)
-        if found is None:
-            raise world_error(f"command `{cmd}` cannot start: not found or not executable")
-        return found
+
+def command_environment(cmd: str, overrides: Mapping[str, str]) -> dict[str, str]:
+    """The environment of the approved command `cmd`: the sanitized one with the fixed system
+    `PATH`, plus what its argument rules add (`program_environment`: git's safe configuration)."""
+    return {**sanitized_environment(overrides), "PATH": SYSTEM_PATH, **program_environment(cmd)}
 
 
 def _require_str(op: str, name: str, value: Any) -> None:

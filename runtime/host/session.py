@@ -18,7 +18,9 @@ from typing import Callable, Iterator
 
 from dwf.runtime.engine import Ceilings, Engine, PreparedRun, Run, StartRequest, prepare, prepare_resume
 from dwf.runtime.engine.events import Listener
+from dwf.compiler.plan.commands import approved_arguments
 from dwf.runtime.host.amend import amend, inherited_caps
+from dwf.runtime.host.approval import run_sandbox
 from dwf.runtime.host.saved import resolve_called
 from dwf.runtime.journal import control
 from dwf.runtime.journal.sqlite import SqliteJournal
@@ -155,6 +157,7 @@ class WorkspaceSession:
 
     def _ports(self, prepared: PreparedRun, run_id: str, questions: QuestionsFor | None) -> dict:
         """The world, artifact store and question port of one run."""
-        return {"world": LocalWorld(self.root, allowed_commands=prepared.commands),
+        return {"world": LocalWorld(self.root, allowed_commands=prepared.commands, sandbox=run_sandbox(prepared),
+                                    approved_arguments=approved_arguments([prepared.program, *prepared.called.values()])),
                 "artifacts": ArtifactStore(self.root),
                 "questions": questions(run_id) if questions else FileQuestions(self.root, run_id)}

@@ -9,9 +9,11 @@ workspace directory and selectable per run:
 Confinement reuses the WorldPort's rules (`runtime.ports.world`): paths are workspace-relative, never
 absolute, never `..`, never under `.git/` or `.dwf/`; every path is resolved (symlinks
 followed) and must stay inside the resolved workspace root; a write never follows a final
-symlink. `run_command` runs an argv list (no shell) in the workspace with the sanitized
-environment of `process.sanitized_environment`, under a deadline and a per-stream output cap; its
-process group is killed on every exit path, cancellation included.
+symlink. `run_command` runs an argv list (no shell) like `world.run`: only a program the run
+approved (the screen's command list), its arguments checked by the argument rules with nothing
+trusted (an actor's argv is computed from end to end: `argument_rules.py`), inside the sandbox
+with the actor's workspace the only writable path (`sandbox.py`), with the sanitized environment,
+under a deadline and a per-stream output cap; it is killed on every exit path, cancellation included.
 
 Every tool call is reported with `channel.progress("tool", tool=..., summary=...)`; calls that
 modify the workspace or run a command also call `channel.touched_world()` (so the amend cache
@@ -31,8 +33,11 @@ import anyio
 
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.ports.protocols import AskChannel
-from dwf.runtime.ports.process import KIB, run_process, sanitized_environment
-from dwf.runtime.ports.world import READ_LIMIT, LocalWorld, WorkspacePathError, inside_workspace, relative_parts
+from dwf.runtime.ports.argument_rules import check_arguments
+from dwf.runtime.ports.process import KIB, run_process
+from dwf.runtime.ports.sandbox import Sandbox, resolve_program
+from dwf.runtime.ports.world import (READ_LIMIT, LocalWorld, WorkspacePathError, command_environment, inside_workspace,
+                                     relative_parts)
 
 TOOL_SETS = ("read", "write", "exec")
 READ_TOOLS = ("read_file", "list_files", "grep")
@@ -111,7 +116,7 @@ class ActorTools:
 
     def __init__(self, workspace: str | os.PathLike, tool_set: str = "write", *,
                  run_timeout_s: float = RUN_TIMEOUT_DEFAULT_S, output_cap: int = OUTPUT_CAP,
-                 env: dict[str, str] | None = None):
+                 env: dict[str, str] | None = None, sandbox: Sandbox | None = None):
         if tool_set not in TOOLS_BY_SET:
             raise ValueError(f"unknown actor tool set {tool_set!r}; choose one of {', '.join(TOOL_SETS)}")
         self.root = Path(workspace).resolve()
@@ -122,6 +127,7 @@ class ActorTools:
         self.run_timeout_s = run_timeout_s
         self.output_cap = output_cap
         self.env = dict(env or {})
+        self.sandbox = sandbox if sandbox is not None else Sandbox.from_environment()
         self._world = LocalWorld(self.root)
 
     def definitions(self) -> list[dict]:
@@ -131,9 +137,10 @@ class ActorTools:
     def offers(self, name: str) -> bool:
         return name in self.names
 
-    async def call(self, name: str, arguments: Any, channel: AskChannel | None = None) -> ToolOutcome:
+    async def call(self, name: str, arguments: Any, channel: AskChannel | None = None, *,
+                   programs: frozenset[str] = frozenset()) -> ToolOutcome:
         """Run one tool call; errors come back as `is_error` outcomes, never as exceptions
-        (cancellation excepted)."""
+        (cancellation excepted). `programs` are the run's approved programs (`run_command`)."""
         if not self.offers(name):
             return ToolOutcome(f"unknown tool `{name}` (available: {', '.join(self.names)})", True)
         if not isinstance(arguments, dict):
@@ -141,7 +148,8 @@ class ActorTools:
         if channel is not None:
             channel.progress("tool", tool=name, summary=_summary(name, arguments))
         try:
-            text = await getattr(self, "_" + name)(**arguments)
+            extra = {"programs": programs} if name == "run_command" else {}
+            text = await getattr(self, "_" + name)(**arguments, **extra)
             outcome = ToolOutcome(cap_text(text, self.output_cap))
         except TypeError as error:
             outcome = ToolOutcome(f"{name}: bad arguments: {error}", True)
@@ -244,14 +252,21 @@ class ActorTools:
 
     # -- exec tool
 
-    async def _run_command(self, argv: list, timeout_s: float | None = None) -> str:
+    async def _run_command(self, argv: list, timeout_s: float | None = None, *, programs: frozenset[str]) -> str:
         _require(isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv),
                  "`argv` must be a non-empty list of strings")
+        _require(argv[0] in programs, f"`{argv[0]}` is not a program this run approved; run_command may start only "
+                                      f"{', '.join(f'`{p}`' for p in sorted(programs)) or 'none (the run approved no commands)'}")
+        _require(not any("\0" in a for a in argv), "arguments must not contain NUL bytes")
         _require(timeout_s is None or (isinstance(timeout_s, (int, float)) and not isinstance(timeout_s, bool)
                                        and timeout_s > 0), "`timeout_s` must be a positive number")
         timeout = min(float(timeout_s or self.run_timeout_s), RUN_TIMEOUT_MAX_S)
-        done = await run_process(list(argv), what=f"run_command {argv[0]}", cwd=self.root,
-                                 env=sanitized_environment(self.env), timeout_s=timeout, output_limit=RUN_OUTPUT_LIMIT)
+        what = f"run_command {argv[0]}"
+        checked = check_arguments(argv[0], argv[1:], approved=(), root=self.root, programs=programs, what=what)
+        wrapped = self.sandbox.wrap([resolve_program(argv[0], self.root, what), *checked], writable=self.root,
+                                    cwd=self.root, what=what)
+        done = await run_process(wrapped, what=what, cwd=self.root, env=command_environment(argv[0], self.env),
+                                 timeout_s=timeout, output_limit=RUN_OUTPUT_LIMIT)
         half = self.output_cap // 2
         stdout = cap_text(done.stdout.decode("utf-8", "replace"), half)
         stderr = cap_text(done.stderr.decode("utf-8", "replace"), half)

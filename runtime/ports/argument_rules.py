@@ -20,8 +20,8 @@ agent's answer, a file, a run argument) and is checked:
   elsewhere, `~`, or `..` past the root) is refused; `/dev/null` is allowed.
 
 `sed` always runs with GNU sed's `--sandbox` (no `e`, `r` or `w` commands), and `git` with the
-configuration `GIT_CONFIG_OVERRIDES` (no fsmonitor, no hooks, no pager, no external
-diff), whatever its arguments. These rules are a second line; the sandbox is the first: what a
+configuration `GIT_CONFIG_OVERRIDES` (no fsmonitor, no hooks, no pager, no ssh, no `ext::`
+transport), whatever its arguments and the repository's configuration. These rules are a second line; the sandbox is the first: what a
 rule misses still runs with the workspace as its only writable path and no network.
 """
 
@@ -38,7 +38,7 @@ from dwf.runtime.values.errors import world_error
 GIT_READ_CONFIG = ("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--get-color",
                    "--get-colorbool")
 GIT_CONFIG_OVERRIDES = (("core.fsmonitor", "false"), ("core.hooksPath", "/dev/null"), ("core.pager", "cat"),
-                        ("diff.external", ""), ("core.sshCommand", "false"), ("protocol.ext.allow", "never"))
+                        ("core.sshCommand", "false"), ("protocol.ext.allow", "never"))
 AWK_STARTS_COMMANDS = re.compile(r"\bsystem\s*\(|\|\s*getline|\|&|\b(?:print|printf)\b[^;{}\n]*\|")
 MAKE_CODE_VARIABLES = frozenset({"SHELL", ".SHELLFLAGS", "MAKEFLAGS", "MFLAGS", "MAKE", "MAKEFILES", "MAKESHELL",
                                  "GNUMAKEFLAGS"})
@@ -77,12 +77,17 @@ def _refuse(what: str, message: str):
 
 def _check(cmd: str, args: list[str], trusted: int, root: Path, programs: frozenset[str], what: str,
            depth: int) -> None:
-    name = program_name(cmd)
+    _check_options(cmd, args, trusted, root, programs, what, depth)  # first: its message names the option
     for index in range(trusted, len(args)):
         outside = _outside_path(args[index], root)
         if outside is not None:
             raise _refuse(what, f"the argument `{args[index]}` names `{outside}`, outside the workspace; "
                                 "commands work on workspace paths only")
+
+
+def _check_options(cmd: str, args: list[str], trusted: int, root: Path, programs: frozenset[str], what: str,
+                   depth: int) -> None:
+    name = program_name(cmd)
     rules = rules_of(cmd)
     if rules is None:
         return

@@ -19,9 +19,12 @@ refuses with a `WorldError` that says how to fix it, unless the person approved 
 unsandboxed (`DWF_UNSANDBOXED=1` in the environment of `dwfc`/`dwfc mcp`; the approval screen says
 so). Whether bubblewrap works is probed once per process (one `bwrap ... true`).
 
-Programs. A command name is resolved against `SYSTEM_PATH` only, never the caller's `PATH` (an
-empty entry there meant the workspace), never relative (`./tool`), never inside the workspace;
-an absolute path outside the workspace is used as given (the person approved that literal path).
+Programs. A command name is resolved against `command_path()` only: `SYSTEM_PATH`, plus the
+absolute directories outside any workspace that the person who starts `dwfc` lists in
+`DWF_COMMAND_PATH` (a virtualenv's `bin/`, say), never the caller's `PATH` (an empty entry there
+meant the workspace), never relative (`./tool`), never inside the workspace; an absolute path
+outside the workspace is used as given (the person approved that literal path). The directories
+of `DWF_COMMAND_PATH` are bound read-only into the sandbox (one under `/tmp` would be hidden).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ SECRET_PATHS = (".ssh", ".aws", ".azure", ".gnupg", ".kube", ".docker", ".config
 READ_ONLY_INSIDE = (".dwf", ".git/config", ".git/hooks")  # bound read-only inside the writable path
 PROBE_TIMEOUT_S = 10.0
 UNSANDBOXED_VARIABLE = "DWF_UNSANDBOXED"
+COMMAND_PATH_VARIABLE = "DWF_COMMAND_PATH"
 SANDBOX_HOME = "/tmp"  # HOME inside the sandbox: the private tmpfs
 
 
@@ -87,6 +91,8 @@ class Sandbox:
             wrapped += ["--tmpfs", "/tmp"]  # a read-only run (git reads) sees /tmp read-only, like all else
         if self.network:
             wrapped.append("--share-net")
+        for directory in extra_directories():
+            wrapped += ["--ro-bind", directory, directory]
         root = str(writable) if writable is not None else None
         home = os.path.expanduser("~")
         for secret in SECRET_PATHS:
@@ -103,6 +109,17 @@ class Sandbox:
                     wrapped += ["--ro-bind", path, path]
             wrapped += ["--setenv", "HOME", SANDBOX_HOME, "--setenv", "TMPDIR", "/tmp"]
         return [*wrapped, "--chdir", str(cwd), "--", *argv]
+
+
+def extra_directories() -> list[str]:
+    """The directories of `DWF_COMMAND_PATH` that count: absolute, existing, not `/` itself."""
+    entries = os.environ.get(COMMAND_PATH_VARIABLE, "").split(os.pathsep)
+    return [e for e in dict.fromkeys(entries) if e.startswith("/") and e != "/" and os.path.isdir(e)]
+
+
+def command_path() -> str:
+    """The `PATH` programs are found on, and that commands get (see the module docstring)."""
+    return os.pathsep.join([SYSTEM_PATH, *extra_directories()])
 
 
 def _contains(parent: str, child: str) -> bool:
@@ -129,18 +146,21 @@ def probe(bubblewrap: str) -> tuple[str | None, str]:
 
 def resolve_program(cmd: str, workspace: Path, what: str) -> str:
     """The absolute path of the program `cmd` (see the module docstring); `WorldError` when it
-    is relative, inside the workspace, or not an installed executable."""
+    is relative, inside the workspace, or not an installed executable. A `DWF_COMMAND_PATH`
+    directory inside the workspace does not count."""
+    search = command_path()
     if "/" in cmd and not cmd.startswith("/"):
         raise world_error(f"{what}: cannot start: `{cmd}` is a relative path; programs are found on the system "
-                          f"PATH ({SYSTEM_PATH}) or named by an absolute path outside the workspace")
-    found = cmd if cmd.startswith("/") else shutil.which(cmd, path=SYSTEM_PATH)
+                          f"PATH ({search}) or named by an absolute path outside the workspace")
+    found = cmd if cmd.startswith("/") else shutil.which(cmd, path=search)
     if found is None or not os.path.isfile(found) or not os.access(found, os.X_OK):
-        raise world_error(f"{what}: cannot start: `{cmd}` is not an installed program (looked on {SYSTEM_PATH})")
+        raise world_error(f"{what}: cannot start: `{cmd}` is not an installed program (looked on {search}; "
+                          f"{COMMAND_PATH_VARIABLE} adds directories)")
     real = Path(found).resolve()
-    if real == workspace or workspace in real.parents:
+    if real == workspace or workspace in real.parents or workspace in Path(found).parents:
         raise world_error(f"{what}: cannot start: `{cmd}` lies inside the workspace; only installed programs run")
     return found
 
 
-__all__ = ["PROBE_TIMEOUT_S", "READ_ONLY_INSIDE", "SANDBOX_HOME", "SECRET_PATHS", "SYSTEM_PATH", "Sandbox",
-           "UNSANDBOXED_VARIABLE", "probe", "resolve_program"]
+__all__ = ["COMMAND_PATH_VARIABLE", "PROBE_TIMEOUT_S", "READ_ONLY_INSIDE", "SANDBOX_HOME", "SECRET_PATHS", "SYSTEM_PATH", "Sandbox",
+           "UNSANDBOXED_VARIABLE", "command_path", "extra_directories", "probe", "resolve_program"]

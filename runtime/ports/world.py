@@ -55,7 +55,7 @@ from dwf.runtime.values.records import Record, git_commit, git_status, grep_matc
 from dwf.runtime.ports.argument_rules import check_arguments, program_environment
 from dwf.runtime.ports.beneath import INTERNAL_DIRS, Beneath, WorkspacePathError
 from dwf.runtime.ports.process import KIB, MIB, Completed, format_size, run_process, sanitized_environment
-from dwf.runtime.ports.sandbox import SYSTEM_PATH, Sandbox, resolve_program
+from dwf.runtime.ports.sandbox import Sandbox, command_path, resolve_program
 
 GLOB_LIMIT = 2_000  # paths per files.glob
 READ_LIMIT = 1 * MIB  # bytes per files.read
@@ -435,7 +435,7 @@ class LocalWorld:
 
     async def _git_raw(self, what: str, *argv: str, limit: int = GIT_OUTPUT_LIMIT) -> Completed:
         env = {k: v for k, v in sanitized_environment(self.env).items() if not k.startswith("GIT_")}
-        env.update(PATH=SYSTEM_PATH, LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
+        env.update(PATH=command_path(), LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
         git = resolve_program("git", self.root, what)
         command = [git, "--no-pager", "-c", "core.fsmonitor=false", "-c", "core.quotepath=false",
                    "-c", "color.ui=false", *argv]
@@ -470,9 +470,9 @@ class LocalWorld:
 
 
 def command_environment(cmd: str, overrides: Mapping[str, str]) -> dict[str, str]:
-    """The environment of the approved command `cmd`: the sanitized one with the fixed system
-    `PATH`, plus what its argument rules add (`program_environment`: git's safe configuration)."""
-    return {**sanitized_environment(overrides), "PATH": SYSTEM_PATH, **program_environment(cmd)}
+    """The environment of the approved command `cmd`: the sanitized one with the fixed `PATH`
+    (`sandbox.command_path`), plus what its argument rules add (`program_environment`: git's safe configuration)."""
+    return {**sanitized_environment(overrides), "PATH": command_path(), **program_environment(cmd)}
 
 
 def _require_str(op: str, name: str, value: Any) -> None:

@@ -8,8 +8,9 @@ workspace directory and selectable per run:
 
 Confinement reuses the WorldPort's rules (`runtime.ports.world`): paths are workspace-relative, never
 absolute, never `..`, never under `.git/` or `.dwf/`; every path is resolved (symlinks
-followed) and must stay inside the resolved workspace root; a write never follows a final
-symlink. `run_command` runs an argv list (no shell) like `world.run`: only a program the run
+followed) and must stay inside the resolved workspace root; reads are opened beneath the root
+component by component (`beneath.py`), and so is a write's folder, and a write never follows a
+final symlink. `run_command` runs an argv list (no shell) like `world.run`: only a program the run
 approved (the screen's command list), its arguments checked by the argument rules with nothing
 trusted (an actor's argv is computed from end to end: `argument_rules.py`), inside the sandbox
 with the actor's workspace the only writable path (`sandbox.py`), with the sanitized environment,
@@ -34,6 +35,7 @@ import anyio
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.ports.protocols import AskChannel
 from dwf.runtime.ports.argument_rules import check_arguments
+from dwf.runtime.ports.beneath import Beneath
 from dwf.runtime.ports.process import KIB, run_process
 from dwf.runtime.ports.sandbox import Sandbox, resolve_program
 from dwf.runtime.ports.world import (READ_LIMIT, LocalWorld, WorkspacePathError, command_environment, inside_workspace,
@@ -198,7 +200,7 @@ class ActorTools:
         _require(len(data) <= WRITE_LIMIT, f"the content is {len(data):,} bytes, over the {WRITE_LIMIT:,} byte cap")
         target = await anyio.to_thread.run_sync(self._writable, path, True)
         existed = target.exists()
-        await anyio.to_thread.run_sync(_write_nofollow, target, data)
+        await anyio.to_thread.run_sync(_write_beneath, self.root, path, data)
         return f"{'overwrote' if existed else 'created'} {path} ({len(data):,} bytes)"
 
     async def _edit_file(self, path: str, old_string: str, new_string: str) -> str:
@@ -211,14 +213,14 @@ class ActorTools:
         _require(count == 1, f"`old_string` occurs {count} times in {path}; include more context so it matches exactly once")
         updated = text.replace(old_string, new_string, 1).encode("utf-8")
         _require(len(updated) <= WRITE_LIMIT, f"the edited file would be over the {WRITE_LIMIT:,} byte cap")
-        target = await anyio.to_thread.run_sync(self._writable, path, False)
-        await anyio.to_thread.run_sync(_write_nofollow, target, updated)
+        await anyio.to_thread.run_sync(self._writable, path, False)
+        await anyio.to_thread.run_sync(_write_beneath, self.root, path, updated)
         return f"edited {path} (1 replacement)"
 
     def _writable(self, path: str, create_parents: bool) -> Path:
         """The absolute path to write `path` at, confined to the workspace: every existing
         ancestor resolves inside the root, and an existing target is a regular file that is
-        not a symlink."""
+        not a symlink. The write itself is made beneath the root (`_write_beneath`)."""
         parts = relative_parts(path)
         if not parts:
             raise ToolError("path is empty")
@@ -278,12 +280,21 @@ def _require(condition: bool, message: str) -> None:
         raise ToolError(message)
 
 
-def _write_nofollow(target: Path, data: bytes) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(target, flags, 0o644)
-    except OSError as error:
-        raise ToolError(f"cannot write `{target.name}`: {error.strerror}") from None
+def _write_beneath(root: Path, path: str, data: bytes) -> None:
+    """Write `data` as the workspace file `path` (checked by `_writable`): its folder is opened
+    beneath the root component by component (`beneath.py`) and the file is created relative to
+    that descriptor without following a final symlink, so a swap since the check cannot redirect
+    the write outside the workspace."""
+    parts = relative_parts(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    with Beneath(root) as beneath:
+        folder = beneath.open_directory(parts[:-1], path)
+        try:
+            fd = os.open(parts[-1], flags, 0o644, dir_fd=folder)
+        except OSError as error:
+            raise ToolError(f"cannot write `{path}`: {error.strerror}") from None
+        finally:
+            os.close(folder)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
 

@@ -112,7 +112,7 @@ def _open_error(exc: OSError, name: str, links: int) -> WorkspacePathError:
 
 class Beneath:
     """The workspace root held open: `Beneath(root)` opens the resolved directory `root` once,
-    and `open_file`/`is_regular_file` resolve paths below it with `open_beneath`. Use it as a
+    and `open_file`/`open_directory`/`is_regular_file` resolve paths below it with `open_beneath`. Use it as a
     context manager, or call `close`."""
 
     def __init__(self, root: str | os.PathLike) -> None:
@@ -136,6 +136,15 @@ class Beneath:
             return fd
         os.close(fd)
         raise WorkspacePathError(f"`{name}` is a directory" if stat.S_ISDIR(mode) else f"`{name}` is not a regular file")
+
+    def open_directory(self, parts: Sequence[str], name: str) -> int:
+        """A descriptor of the directory `parts` (the root for none), to create a file in with
+        `dir_fd`; `WorkspacePathError` for anything else."""
+        fd, _ = open_beneath(self.fd, self.path, parts, name) if parts else (os.dup(self.fd), ())
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            return fd
+        os.close(fd)
+        raise WorkspacePathError(f"`{name}`: a component of the path is not a directory")
 
     def is_regular_file(self, parts: Sequence[str]) -> bool:
         """Whether `parts` resolves, inside the workspace, to a regular file."""

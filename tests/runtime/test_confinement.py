@@ -7,6 +7,7 @@ real symlinks, a real swapping thread, the real grep worker and the real `dwfc`.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -46,11 +47,21 @@ def swap(root: Path, outside: Path, swaps: int, done: threading.Event) -> None:
     try:
         for _ in range(swaps):
             os.rename(real, link)
-            os.symlink(outside, real)
+            replace(real, lambda: os.symlink(outside, real))
             os.unlink(real)
-            os.rename(link, real)
+            replace(real, lambda: os.rename(link, real))
     finally:
         done.set()
+
+
+def replace(real: Path, step) -> None:
+    """Run `step`; when a writer created `d` while it was missing (`mkdir` of the parent), drop
+    that folder and run it again."""
+    while True:
+        try:
+            return step()
+        except OSError:
+            shutil.rmtree(real, ignore_errors=True)
 
 
 def test_a_thousand_directory_symlink_swaps_never_read_outside(swapped):
@@ -170,3 +181,22 @@ def test_dwfc_refuses_a_workspace_whose_dwf_is_a_symlink(tmp_path):
         assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
         assert "is a symbolic link" in done.stderr
     assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.anyio
+async def test_actor_writes_during_swaps_never_land_outside(swapped):
+    from dwf.runtime.ports.actor_tools import ActorTools
+
+    root, outside = swapped
+    tools = ActorTools(root, "write")
+    done = threading.Event()
+    swapper = threading.Thread(target=swap, args=(root, outside, SWAPS, done))
+    written = 0
+    swapper.start()
+    try:
+        while not done.is_set():
+            outcome = await tools.call("write_file", {"path": "d/out.txt", "content": "from the actor\n"})
+            written += not outcome.is_error
+    finally:
+        swapper.join()
+    assert written > 0 and not (outside / "out.txt").exists()

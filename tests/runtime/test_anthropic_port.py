@@ -433,3 +433,18 @@ async def test_typed_ask_sends_the_strict_flag_over_the_wire(api, tmp_path):
     assert result.value == {"name": "x", "count": 3}
     submit = next(t for t in api.requests[0]["tools"] if t["name"] == "submit_result")
     assert submit.get("strict") is True
+
+
+@pytest.mark.anyio
+async def test_an_actor_runs_only_the_programs_the_run_approved(api, tmp_path):
+    api.queue(message(tool_block("run_command", {"argv": ["sh", "-c", "touch escaped"]}, "t1"),
+                      tool_block("run_command", {"argv": ["true"]}, "t2")),
+              text("done"))
+    body = ('answer = await agent("a").ask("work")\nif answer == "never":\n    await world.run("true")\n'
+            'return answer\n')
+    result, _ = await run(body, make_port(api, tmp_path, actor_tools="exec"))
+    assert result.value == "done", result.error
+    refused, ran = tool_results(api.requests[1])
+    assert refused["is_error"] is True and "`sh` is not a program this run approved" in refused["content"]
+    assert "`true`" in refused["content"] and not (tmp_path / "escaped").exists()
+    assert not ran.get("is_error") and "exit code: 0" in ran["content"]

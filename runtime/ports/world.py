@@ -41,7 +41,6 @@ import json
 import math
 import os
 import re
-import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path

@@ -13,10 +13,9 @@ import sys
 import threading
 from pathlib import Path
 
-import anyio
 import pytest
 
-from dwf.runtime.ports.world import READ_LIMIT, LocalWorld, WorkspacePathError, read_workspace_file, walk_files, GlobPattern
+from dwf.runtime.ports.world import READ_LIMIT, GlobPattern, LocalWorld, WorkspacePathError, read_workspace_file, walk_files
 from dwf.runtime.statedir import StateDir, StateDirError, write_atomic
 from dwf.runtime.values.errors import ScriptError
 

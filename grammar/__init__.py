@@ -7,6 +7,8 @@ and the language guide written for models. It imports nothing from the rest of D
   methods of each value type and which of them change their receiver, and the names not offered
   with the hint to give.
 - `facade.py`: the facade registry: containers, members, site kinds, argument shapes.
+- `programs.py`: what DWF knows about the programs scripts run: interpreters, programs that run
+  programs, and the options of each that execute code or leave the workspace.
 - `meta.py` and `meta.schema.json`: the meta block's JSON Schema and `Meta`, its type as data.
 - `language.md`: the language guide (`docs/language.md` points to it), shipped as package data
   so that `dwfc guide` and `dwfc mcp` serve it from an installed wheel; `language_guide()` reads it.
@@ -22,7 +24,7 @@ from pathlib import Path
 
 GUIDE_FILE = "language.md"
 
-__all__ = ["GUIDE_FILE", "builtins", "facade", "language_guide", "meta", "syntax"]
+__all__ = ["GUIDE_FILE", "builtins", "facade", "language_guide", "meta", "programs", "syntax"]
 
 
 @cache

@@ -24,6 +24,7 @@ class Meta(TypedDict, total=False):
     args: dict[str, dict[str, Any]]  # name -> {"type": ..., "description", "required", "default"}
     max_concurrency: int
     max_agents: int
+    network: bool  # the run's commands may reach the network (the sandbox shares it)
 
 
 @cache

@@ -16,6 +16,14 @@ global `workflows/` and `agents/`, and `cache.key`, the key the compile cache au
 entries with. Every other module asks this one for a path instead of spelling a folder name, so
 the layout is stated once.
 
+Confinement. A workspace's state stays inside the workspace: each path of the default state
+folder is checked when it is asked for, and a `.dwf` that is a symbolic link, or a first-level
+folder in it (`.dwf/runs`, `.dwf/artifacts`, ...) that is one, is refused with `StateDirError`,
+so a planted link cannot send the journal, reports or artifacts elsewhere; `stage` refuses to
+write into a folder that is a symbolic link for the same reason (an artifact run folder). A
+state folder named explicitly (`folder=`, a journal kept outside the workspace) is the caller's
+choice and is not checked.
+
 `write_atomic` is the one way a file in these folders is written when a reader must never see it
 half written: the data goes to a temporary file `.<name>.<random>.tmp` in the target's folder
 (never matching a `*.dwf.py` or `*.json` listing), is fsynced, and is then renamed over the
@@ -39,6 +47,11 @@ PRIVATE_MODE = 0o600  # owner only: the mode questions, answers and artifacts ha
 SCOPES = ("project", "global")  # where saved workflows live: the workspace's `.dwf/`, or `$DWF_HOME`
 
 
+class StateDirError(PermissionError):
+    """A state path is a symbolic link or resolves outside the workspace: DWF refuses to use it.
+    A `PermissionError`, so every caller that reports an unwritable state folder reports this."""
+
+
 class StateDir:
     """`StateDir(root)`: the state folder `<root>/.dwf` of the workspace `root`, and the path of
     everything DWF keeps in it (see the module docstring). `folder` names another state folder
@@ -47,6 +60,7 @@ class StateDir:
 
     def __init__(self, root: str | os.PathLike, *, folder: str | os.PathLike | None = None) -> None:
         self.root = Path(root)
+        self.confined = folder is None
         self.folder = Path(folder) if folder is not None else self.root / STATE_DIR_NAME
 
     @classmethod
@@ -61,32 +75,32 @@ class StateDir:
     @property
     def journal(self) -> Path:
         """The SQLite journal, `.dwf/state.db`."""
-        return self.folder / JOURNAL_NAME
+        return self._inside(JOURNAL_NAME)
 
     @property
     def runs(self) -> Path:
         """The run-control folder: owner records, cancel requests and the claim lock."""
-        return self.folder / "runs"
+        return self._inside("runs")
 
     @property
     def questions(self) -> Path:
         """Escalated questions (`<id>.json`) and their answers (`<id>.answer`)."""
-        return self.folder / "questions"
+        return self._inside("questions")
 
     @property
     def artifacts(self) -> Path:
         """Published artifacts, one folder per run."""
-        return self.folder / "artifacts"
+        return self._inside("artifacts")
 
     @property
     def workflows(self) -> Path:
         """The saved workflows of scope "project"."""
-        return self.folder / "workflows"
+        return self._inside("workflows")
 
     @property
     def drafts(self) -> Path:
         """The drafts a host agent submitted inline."""
-        return self.folder / "drafts"
+        return self._inside("drafts")
 
     @property
     def cache(self) -> Path:
@@ -96,7 +110,17 @@ class StateDir:
     @property
     def agents(self) -> Path:
         """The workspace's agent definitions (`<name>.md`)."""
-        return self.folder / "agents"
+        return self._inside("agents")
+
+    def _inside(self, name: str) -> Path:
+        """`folder/name`, refused when the default state folder or that entry is a symbolic link."""
+        path = self.folder / name
+        if self.confined:
+            for candidate in (self.folder, path):
+                if candidate.is_symlink():
+                    raise StateDirError(f"{candidate} is a symbolic link (to {os.readlink(candidate)}); DWF keeps a "
+                                        f"workspace's state only inside it: replace the link with a real folder")
+        return path
 
 
 def dwf_home() -> Path:
@@ -108,6 +132,9 @@ def stage(directory: Path, data: bytes, *, name: str = "staged", mode: int = FIL
     """Write `data` to a new fsynced temporary file `.<name>.<random>.tmp` in `directory`
     (created with its parents) and return its path; the caller renames it into place."""
     directory.mkdir(parents=True, exist_ok=True)
+    if directory.is_symlink():
+        raise StateDirError(f"{directory} is a symbolic link (to {os.readlink(directory)}); DWF writes its state "
+                            "only into real folders: replace the link with a folder")
     path = directory / f".{name}.{uuid.uuid4().hex}.tmp"
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
     try:
@@ -154,4 +181,4 @@ def same_content(path: Path, data: bytes) -> bool:
 
 
 __all__ = ["DEFAULT_HOME", "FILE_MODE", "HOME_VARIABLE", "JOURNAL_NAME", "PRIVATE_MODE", "STATE_DIR_NAME",
-           "StateDir", "dwf_home", "same_content", "stage", "write_atomic"]
+           "StateDir", "StateDirError", "dwf_home", "same_content", "stage", "write_atomic"]

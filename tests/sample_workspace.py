@@ -16,7 +16,8 @@ Commands. Runs may start `git`, `python`, `pytest`, `ruff`, `mypy` and `mkdocs`.
 `bin/` (so `python` and `pytest` are the venv's, with Pydantic 2), then the inherited `PATH`;
 every one of those commands that is *not* installed gets a tiny stub there that exits 0 (the
 `ruff` stub also prints two findings in `--output-format concise` form). Stubs never replace an
-installed tool.
+installed tool. Runs find programs only on the system PATH and `DWF_COMMAND_PATH`, which names the
+stub directory and the virtualenv's `bin/`.
 
 Runs. `start_run` starts `dwfc run FILE --yes --agent scripted:FIXTURE --progress json` in a
 workspace, with the scripted port's call log (`DWF_SCRIPTED_CALL_LOG`) next to the workspace
@@ -199,6 +200,7 @@ def command_environment(bin_dir: Path) -> dict[str, str]:
             stub.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if k != "DWF_SCRIPTED_CALL_LOG"}
     env["PATH"] = os.pathsep.join([str(bin_dir), search])
+    env["DWF_COMMAND_PATH"] = os.pathsep.join([str(bin_dir), str(VENV_BIN)])  # commands see no other PATH
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 

@@ -7,6 +7,7 @@
 - `trace.py`: the temporal walk (issue order, awaits, loops).
 - `graphs.py`: the three graphs, built with networkx.
 - `labels.py`: how the screen names steps.
+- `commands.py`: the programs a script starts, with their literal leading arguments and marks.
 - `document.py`: the plan, one JSON document.
 - `text.py`: the text view of a plan.
 - `html.py`: the HTML view of a plan.
@@ -16,4 +17,4 @@ The package imports none of them, so that `dwfc` loads networkx and graphviz onl
 `__all__` names the modules.
 """
 
-__all__ = ["dataflow", "document", "graph_render", "graphs", "html", "labels", "statics", "taint", "text", "trace"]
+__all__ = ["commands", "dataflow", "document", "graph_render", "graphs", "html", "labels", "statics", "taint", "text", "trace"]

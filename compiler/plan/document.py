@@ -12,6 +12,7 @@ creation order of actors; no absolute path, time or address appears in it.
 from __future__ import annotations
 
 from dwf.compiler.result import CompileResult
+from dwf.compiler.plan.commands import command_uses, program_entries
 from dwf.compiler.plan.graphs import FANOUT_EXPAND_CAP, Caps, Graphs, build_graphs
 from dwf.compiler.plan.labels import Labeller, one_line
 from dwf.compiler.plan.trace import UNPHASED
@@ -56,6 +57,8 @@ def build_plan(result: CompileResult, args: dict | None = None, given: tuple[str
         "steps": steps,
         "actors": actors,
         "commands": list(program.commands),
+        "programs": program_entries(command_uses([program])),
+        "network": bool(meta.get("network", False)),
         "edges": [{"from": u, "to": v, "kind": a["kind"], "exact": a["exact"]} for u, v, a in causal.edges(data=True)],
         "data_flow": _data_flow(graphs),
         "handoff": _handoff(graphs),

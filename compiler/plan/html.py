@@ -196,8 +196,19 @@ def _commands(plan: dict) -> list[str]:
     if not plan["commands"]:
         out.append('<p class="muted">This script runs no commands.</p>')
     else:
-        out.append("<p>The only programs this run may start (their arguments may be computed):</p>")
-        out.append('<ul class="commands">' + "".join(f'<li class="command">{escape(c)}</li>' for c in plan["commands"]) + "</ul>")
+        out.append("<p>The only programs this run may start, with the leading arguments the script spells out "
+                   "(… = computed arguments follow, checked against the program's rules when it starts):</p>")
+        programs = {entry["name"]: entry for entry in plan.get("programs", ())}
+        items = []
+        for command in plan["commands"]:
+            entry = programs.get(command, {"uses": [command], "runs": None})
+            mark = f' <strong class="runs-code">{escape(entry["runs"])}</strong>' if entry["runs"] else ""
+            uses = "; ".join(f"<code>{escape(use)}</code>" for use in entry["uses"])
+            items.append(f'<li class="command">{escape(command)}{mark}: {uses}</li>')
+        out.append('<ul class="commands">' + "".join(items) + "</ul>")
+        network = "commands may reach the network (the meta block sets <code>\"network\": True</code>)" \
+            if plan.get("network") else "none for commands"
+        out.append(f'<p class="network">Network: {network}</p>')
     out.append("</section>")
     return out
 

@@ -159,8 +159,16 @@ def _commands(plan: dict) -> list[str]:
     if not commands:
         out.append("  This script runs no commands.")
         return out
-    out.append("  The only programs this run may start (arguments may be computed):")
-    out += _wrap("  ".join(commands), "    ")
+    out += _wrap("The only programs this run may start, with the leading arguments the script spells out "
+                 "(… = computed arguments follow, checked against the program's rules when it starts):", "  ")
+    programs = {entry["name"]: entry for entry in plan.get("programs", ())}
+    for command in commands:
+        entry = programs.get(command, {"uses": [command], "runs": None})
+        mark = f" [{entry['runs']}]" if entry["runs"] else ""
+        out += _wrap(f"{command}{mark}: " + "; ".join(entry["uses"]), "      ", "    ")
+    network = "commands may reach the network (the meta block sets \"network\": True)" if plan.get("network") \
+        else "none for commands"
+    out.append(f"  Network: {network}")
     return out
 
 

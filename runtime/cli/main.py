@@ -26,6 +26,7 @@ from dwf.runtime.cli.check import cmd_check, cmd_explain, cmd_guide, cmd_rules
 from dwf.runtime.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 from dwf.runtime.cli.options import APPROVE, CEILINGS, RUN_ARGS, WORKSPACE, non_negative_int, own_options, positive_int
 from dwf.runtime.cli.run import cmd_answer, cmd_run
+from dwf.runtime.statedir import StateDirError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return args.handler(args)
-    except UsageError as error:
+    except (UsageError, StateDirError) as error:  # StateDirError: a `.dwf` that is a symlink, refused
         print(f"dwfc: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -304,7 +304,8 @@ class RunHost:
                 async with self.limiter:
                     await started()
                     self.actors_started.add(spec.actor_id)
-                    request = AskRequest(self.id, spec, site, key, instructions, schema, label)
+                    request = AskRequest(self.id, spec, site, key, instructions, schema, label,
+                                         tuple(sorted(self.commands)))
                     channel = AskSession(request, self.validator(schema_key) if schema_key else None,
                                          emit=self.events.emit, usage_sink=self.usage, escalate=self.escalate,
                                          on_touched=lambda: self.close_import_cache("ask", site=site, key=key,

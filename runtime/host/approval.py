@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Mapping
 
 from dwf.compiler import ir
+from dwf.compiler.plan.commands import command_uses, program_entries
 from dwf.compiler.plan.text import render_text
 
 from dwf.runtime.engine import CalledSource, Ceilings, PreparedRun, resolve_caps, run_commands
 from dwf.runtime.journal.store import RunRow
+from dwf.runtime.ports.sandbox import Sandbox
 from dwf.runtime.host.run_views import status_text
 
 
@@ -40,7 +42,9 @@ def plan_with_called(plan: dict, program: ir.Program, called: Mapping[str, ir.Pr
     them. A plan of a script that calls none is returned unchanged."""
     if not called:
         return plan
-    return {**plan, "commands": sorted(run_commands(program, called)), "workflows": called_entries(called, sources)}
+    programs = program_entries(command_uses([program, *called.values()]))
+    return {**plan, "commands": sorted(run_commands(program, called)), "programs": programs,
+            "workflows": called_entries(called, sources)}
 
 
 def called_section(workflows: list[dict]) -> list[str]:
@@ -86,10 +90,18 @@ def plan_summary(prepared: PreparedRun, workspace: Path, *, agent: str | None, m
     lines = [render_plan_text(prepared_plan(prepared)).rstrip("\n"), "", "This run"]
     lines.append(f"  Workspace: {Path(workspace).resolve()}")
     lines.append(f"  Agent: {agent}")
+    if prepared.commands:
+        lines.append(f"  Sandbox: {run_sandbox(prepared).status()}")
     caps = caps_lines(prepared, max_concurrency=max_concurrency, budget=budget, ceilings=ceilings or Ceilings())
     if caps:
         lines.append("  Caps: " + ", ".join(caps))
     return "\n".join(lines) + "\n\n"
+
+
+def run_sandbox(prepared: PreparedRun) -> Sandbox:
+    """The sandbox a prepared run's commands start in: network only when its meta block says so,
+    unsandboxed only where the person approved it (`DWF_UNSANDBOXED=1`)."""
+    return Sandbox.from_environment(network=bool(prepared.program.meta.get("network", False)))
 
 
 def caps_lines(prepared: PreparedRun, *, max_concurrency: int | None, budget: int | None,

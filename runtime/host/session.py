@@ -21,7 +21,9 @@ from dwf.runtime.engine import (Ceilings, Engine, PreparedRun, Run, StartRequest
                                 prepare_resume)
 from dwf.runtime.engine.compile_cache import CompileCache
 from dwf.runtime.engine.events import Listener
+from dwf.compiler.plan.commands import approved_arguments
 from dwf.runtime.host.amend import amend, inherited_caps
+from dwf.runtime.host.approval import run_sandbox
 from dwf.runtime.host.saved import resolve_called
 from dwf.runtime.journal import control
 from dwf.runtime.journal.sqlite import SqliteJournal
@@ -174,6 +176,7 @@ class WorkspaceSession:
 
     def _ports(self, prepared: PreparedRun, run_id: str, questions: QuestionsFor | None) -> dict:
         """The world, artifact store and question port of one run."""
-        return {"world": LocalWorld(self.root, allowed_commands=prepared.commands),
+        return {"world": LocalWorld(self.root, allowed_commands=prepared.commands, sandbox=run_sandbox(prepared),
+                                    approved_arguments=approved_arguments([prepared.program, *prepared.called.values()])),
                 "artifacts": ArtifactStore(self.root),
                 "questions": questions(run_id) if questions else FileQuestions(self.root, run_id)}

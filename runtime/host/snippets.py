@@ -20,11 +20,13 @@ from typing import Any, Callable
 import anyio
 
 from dwf.compiler.compile import compile_source
+from dwf.compiler.plan.commands import approved_arguments
 from dwf.compiler.result import SNIPPET, CompileResult
 
 from dwf.runtime.engine import Engine, StartError, StartRequest, run_commands
 from dwf.runtime.journal.memory import MemoryJournal
 from dwf.runtime.interpreter.limits import Limits
+from dwf.runtime.ports.sandbox import Sandbox
 from dwf.runtime.ports.world import RUN_TIMEOUT_DEFAULT_S, LocalWorld
 from dwf.runtime.values.plain_json import to_plain
 
@@ -91,7 +93,8 @@ async def eval_snippet(source: str, workspace: Path, *, name: str = "<snippet>",
                 on_log(logs[-1])
 
     commands = run_commands(compiled.program, {})  # a snippet calls no saved workflow
-    world = _NotingWorld(workspace, allowed_commands=commands)
+    world = _NotingWorld(workspace, allowed_commands=commands, approved_arguments=approved_arguments([compiled.program]),
+                         sandbox=Sandbox.from_environment(network=bool(compiled.program.meta.get("network", False))))
     request = StartRequest(script=compiled.script, agent_port=_NoAgents(), path=name, journal=MemoryJournal(),
                            world=world, limits=limits or Limits(), listeners=[listen], approved_commands=commands)
     timed_out = False

@@ -14,6 +14,12 @@
 - `models.py`: `available_models`, what ListModels answers.
 - `world.py`: `LocalWorld`, the local WorldPort (file and git reads, approved commands): paths,
   confinement and caps.
+- `beneath.py`: `open_beneath` and `Beneath`, race-free opening of a path beneath the workspace
+  root (component by component, `O_NOFOLLOW`).
+- `sandbox.py`: `Sandbox`, the bubblewrap sandbox every command starts in, and
+  `resolve_program` (the fixed system `PATH`).
+- `argument_rules.py`: `check_arguments`, the per-program rules on computed arguments (uses
+  `grammar.programs`).
 - `process.py`: `run_process`, how a port runs a child process, and the sanitized environment.
 - `grep_worker.py`: the worker process that matches `files.grep` patterns
   (`python -I -m dwf.runtime.ports.grep_worker`).

@@ -8,10 +8,13 @@ workspace directory and selectable per run:
 
 Confinement reuses the WorldPort's rules (`runtime.ports.world`): paths are workspace-relative, never
 absolute, never `..`, never under `.git/` or `.dwf/`; every path is resolved (symlinks
-followed) and must stay inside the resolved workspace root; a write never follows a final
-symlink. `run_command` runs an argv list (no shell) in the workspace with the sanitized
-environment of `process.sanitized_environment`, under a deadline and a per-stream output cap; its
-process group is killed on every exit path, cancellation included.
+followed) and must stay inside the resolved workspace root; reads are opened beneath the root
+component by component (`beneath.py`), and so is a write's folder, and a write never follows a
+final symlink. `run_command` runs an argv list (no shell) like `world.run`: only a program the run
+approved (the screen's command list), its arguments checked by the argument rules with nothing
+trusted (an actor's argv is computed from end to end: `argument_rules.py`), inside the sandbox
+with the actor's workspace the only writable path (`sandbox.py`), with the sanitized environment,
+under a deadline and a per-stream output cap; it is killed on every exit path, cancellation included.
 
 Every tool call is reported with `channel.progress("tool", tool=..., summary=...)`; calls that
 modify the workspace or run a command also call `channel.touched_world()` (so the amend cache
@@ -31,8 +34,12 @@ import anyio
 
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.ports.protocols import AskChannel
-from dwf.runtime.ports.process import KIB, run_process, sanitized_environment
-from dwf.runtime.ports.world import READ_LIMIT, LocalWorld, WorkspacePathError, inside_workspace, relative_parts
+from dwf.runtime.ports.argument_rules import check_arguments
+from dwf.runtime.ports.beneath import Beneath
+from dwf.runtime.ports.process import KIB, run_process
+from dwf.runtime.ports.sandbox import Sandbox, resolve_program
+from dwf.runtime.ports.world import (READ_LIMIT, LocalWorld, WorkspacePathError, command_environment, inside_workspace,
+                                     relative_parts)
 
 TOOL_SETS = ("read", "write", "exec")
 READ_TOOLS = ("read_file", "list_files", "grep")
@@ -111,7 +118,7 @@ class ActorTools:
 
     def __init__(self, workspace: str | os.PathLike, tool_set: str = "write", *,
                  run_timeout_s: float = RUN_TIMEOUT_DEFAULT_S, output_cap: int = OUTPUT_CAP,
-                 env: dict[str, str] | None = None):
+                 env: dict[str, str] | None = None, sandbox: Sandbox | None = None):
         if tool_set not in TOOLS_BY_SET:
             raise ValueError(f"unknown actor tool set {tool_set!r}; choose one of {', '.join(TOOL_SETS)}")
         self.root = Path(workspace).resolve()
@@ -122,6 +129,7 @@ class ActorTools:
         self.run_timeout_s = run_timeout_s
         self.output_cap = output_cap
         self.env = dict(env or {})
+        self.sandbox = sandbox if sandbox is not None else Sandbox.from_environment()
         self._world = LocalWorld(self.root)
 
     def definitions(self) -> list[dict]:
@@ -131,9 +139,10 @@ class ActorTools:
     def offers(self, name: str) -> bool:
         return name in self.names
 
-    async def call(self, name: str, arguments: Any, channel: AskChannel | None = None) -> ToolOutcome:
+    async def call(self, name: str, arguments: Any, channel: AskChannel | None = None, *,
+                   programs: frozenset[str] = frozenset()) -> ToolOutcome:
         """Run one tool call; errors come back as `is_error` outcomes, never as exceptions
-        (cancellation excepted)."""
+        (cancellation excepted). `programs` are the run's approved programs (`run_command`)."""
         if not self.offers(name):
             return ToolOutcome(f"unknown tool `{name}` (available: {', '.join(self.names)})", True)
         if not isinstance(arguments, dict):
@@ -141,7 +150,8 @@ class ActorTools:
         if channel is not None:
             channel.progress("tool", tool=name, summary=_summary(name, arguments))
         try:
-            text = await getattr(self, "_" + name)(**arguments)
+            extra = {"programs": programs} if name == "run_command" else {}
+            text = await getattr(self, "_" + name)(**arguments, **extra)
             outcome = ToolOutcome(cap_text(text, self.output_cap))
         except TypeError as error:
             outcome = ToolOutcome(f"{name}: bad arguments: {error}", True)
@@ -190,7 +200,7 @@ class ActorTools:
         _require(len(data) <= WRITE_LIMIT, f"the content is {len(data):,} bytes, over the {WRITE_LIMIT:,} byte cap")
         target = await anyio.to_thread.run_sync(self._writable, path, True)
         existed = target.exists()
-        await anyio.to_thread.run_sync(_write_nofollow, target, data)
+        await anyio.to_thread.run_sync(_write_beneath, self.root, path, data)
         return f"{'overwrote' if existed else 'created'} {path} ({len(data):,} bytes)"
 
     async def _edit_file(self, path: str, old_string: str, new_string: str) -> str:
@@ -203,17 +213,23 @@ class ActorTools:
         _require(count == 1, f"`old_string` occurs {count} times in {path}; include more context so it matches exactly once")
         updated = text.replace(old_string, new_string, 1).encode("utf-8")
         _require(len(updated) <= WRITE_LIMIT, f"the edited file would be over the {WRITE_LIMIT:,} byte cap")
-        target = await anyio.to_thread.run_sync(self._writable, path, False)
-        await anyio.to_thread.run_sync(_write_nofollow, target, updated)
+        await anyio.to_thread.run_sync(self._writable, path, False)
+        await anyio.to_thread.run_sync(_write_beneath, self.root, path, updated)
         return f"edited {path} (1 replacement)"
 
     def _writable(self, path: str, create_parents: bool) -> Path:
         """The absolute path to write `path` at, confined to the workspace: every existing
         ancestor resolves inside the root, and an existing target is a regular file that is
-        not a symlink."""
+        not a symlink. The write itself is made beneath the root (`_write_beneath`)."""
         parts = relative_parts(path)
         if not parts:
             raise ToolError("path is empty")
+        try:
+            return self._confined_target(path, parts, create_parents)
+        except RuntimeError:  # Path.resolve() on a symlink loop
+            raise ToolError(f"`{path}`: too many levels of symbolic links (a symlink loop)") from None
+
+    def _confined_target(self, path: str, parts: tuple[str, ...], create_parents: bool) -> Path:
         parent = self.root.joinpath(*parts[:-1])
         existing = parent
         while not existing.exists() and existing != self.root:
@@ -238,14 +254,21 @@ class ActorTools:
 
     # -- exec tool
 
-    async def _run_command(self, argv: list, timeout_s: float | None = None) -> str:
+    async def _run_command(self, argv: list, timeout_s: float | None = None, *, programs: frozenset[str]) -> str:
         _require(isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv),
                  "`argv` must be a non-empty list of strings")
+        _require(argv[0] in programs, f"`{argv[0]}` is not a program this run approved; run_command may start only "
+                                      f"{', '.join(f'`{p}`' for p in sorted(programs)) or 'none (the run approved no commands)'}")
+        _require(not any("\0" in a for a in argv), "arguments must not contain NUL bytes")
         _require(timeout_s is None or (isinstance(timeout_s, (int, float)) and not isinstance(timeout_s, bool)
                                        and timeout_s > 0), "`timeout_s` must be a positive number")
         timeout = min(float(timeout_s or self.run_timeout_s), RUN_TIMEOUT_MAX_S)
-        done = await run_process(list(argv), what=f"run_command {argv[0]}", cwd=self.root,
-                                 env=sanitized_environment(self.env), timeout_s=timeout, output_limit=RUN_OUTPUT_LIMIT)
+        what = f"run_command {argv[0]}"
+        checked = check_arguments(argv[0], argv[1:], approved=(), root=self.root, programs=programs, what=what)
+        wrapped = self.sandbox.wrap([resolve_program(argv[0], self.root, what), *checked], writable=self.root,
+                                    cwd=self.root, what=what)
+        done = await run_process(wrapped, what=what, cwd=self.root, env=command_environment(argv[0], self.env),
+                                 timeout_s=timeout, output_limit=RUN_OUTPUT_LIMIT)
         half = self.output_cap // 2
         stdout = cap_text(done.stdout.decode("utf-8", "replace"), half)
         stderr = cap_text(done.stderr.decode("utf-8", "replace"), half)
@@ -257,12 +280,21 @@ def _require(condition: bool, message: str) -> None:
         raise ToolError(message)
 
 
-def _write_nofollow(target: Path, data: bytes) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(target, flags, 0o644)
-    except OSError as error:
-        raise ToolError(f"cannot write `{target.name}`: {error.strerror}") from None
+def _write_beneath(root: Path, path: str, data: bytes) -> None:
+    """Write `data` as the workspace file `path` (checked by `_writable`): its folder is opened
+    beneath the root component by component (`beneath.py`) and the file is created relative to
+    that descriptor without following a final symlink, so a swap since the check cannot redirect
+    the write outside the workspace."""
+    parts = relative_parts(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    with Beneath(root) as beneath:
+        folder = beneath.open_directory(parts[:-1], path)
+        try:
+            fd = os.open(parts[-1], flags, 0o644, dir_fd=folder)
+        except OSError as error:
+            raise ToolError(f"cannot write `{path}`: {error.strerror}") from None
+        finally:
+            os.close(folder)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
 

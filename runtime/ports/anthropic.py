@@ -337,7 +337,7 @@ class AnthropicAgentPort:
             return _tool_result(tool_id, answer), False
         allowed = self._allowed_tools(request)
         if self.tools is not None and self.tools.offers(name) and (allowed is None or name in allowed):
-            outcome = await self.tools.call(name, arguments, channel)
+            outcome = await self.tools.call(name, arguments, channel, programs=frozenset(request.commands))
             return _tool_result(tool_id, outcome.text, outcome.is_error), False
         return _tool_result(tool_id, f"unknown tool `{name}`", True), False
 

@@ -48,7 +48,7 @@ import anyio
 from dwf.grammar.facade import DASHBOARD_KINDS
 from dwf.runtime.values.errors import ScriptError, artifact_error
 from dwf.runtime.values.records import Record, artifact_ref
-from dwf.runtime.ports.world import MIB, KIB, WorkspacePathError, read_bounded, workspace_file
+from dwf.runtime.ports.world import MIB, KIB, WorkspacePathError, read_workspace_file
 from dwf.runtime.statedir import PRIVATE_MODE, StateDir, stage, write_atomic
 
 FILE_LIMIT = 20 * MIB  # bytes per artifact.file version
@@ -96,11 +96,8 @@ class ArtifactStore:
         _check_str("artifact.file", "path", path)
         _check_common("artifact.file", id, title, description, primary)
 
-        def load() -> bytes:
-            return read_bounded(workspace_file(self.workspace, path), FILE_LIMIT, path)
-
         try:
-            data = await anyio.to_thread.run_sync(load)
+            data = await anyio.to_thread.run_sync(read_workspace_file, self.workspace, path, FILE_LIMIT)
         except WorkspacePathError as exc:
             raise artifact_error(f"artifact.file: {exc}") from None
         suffix = PurePosixPath(path).suffix

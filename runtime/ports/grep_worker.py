@@ -6,14 +6,16 @@ no thread deadline can interrupt; the parent kills this process instead. The wor
 its own CPU time (`RLIMIT_CPU` of `CPU_SECONDS`, its first argument), so it cannot outlive a host
 that dies without killing it.
 
-Protocol: stdin carries one JSON job `{"pattern", "files": [[relpath, abspath], ...], "sniff",
+Protocol: stdin carries one JSON job `{"pattern", "root", "files": [relpath, ...], "sniff",
 "max_matches", "max_bytes"}`; stdout answers `{"matches": [[relpath, line, text], ...]}` or
 `{"error": "pattern", "message": ...}` (the pattern does not compile) or `{"error": "matches"}` /
 `{"error": "bytes"}` (over a cap: the worker enforces the caps itself so its output stays small).
-The parent has walked and confined the file set; a file is skipped when it is no longer a regular
-file, when a NUL byte in its first `sniff` bytes marks it as binary, or when it is not UTF-8.
+The parent has walked and confined the file set; the worker opens each file beneath `root`
+component by component (`beneath.py`), so a file swapped for a symlink since the walk is never
+followed outside; a file is skipped when it no longer resolves inside the workspace to a regular file, when a NUL byte in its first `sniff` bytes marks it as binary, or when it is not UTF-8.
 
-It imports only the standard library: the worker starts without the rest of DWF.
+It imports only the standard library and `beneath.py` (itself standard library only): the worker
+starts without the rest of DWF.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ import json
 import os
 import re
 import resource
-import stat
 import sys
+
+from dwf.runtime.ports.beneath import Beneath, WorkspacePathError
 
 
 def search(job: dict) -> dict:
@@ -32,16 +35,21 @@ def search(job: dict) -> dict:
         regex = re.compile(job["pattern"])
     except (re.error, OverflowError, RecursionError) as exc:
         return {"error": "pattern", "message": str(exc)}
+    with Beneath(job["root"]) as beneath:
+        return _search_files(regex, beneath, job)
+
+
+def _search_files(regex: re.Pattern, beneath: Beneath, job: dict) -> dict:
     matches: list[list] = []
     size = 0
-    for relpath, abspath in job["files"]:
+    for relpath in job["files"]:
         try:
-            fd = os.open(abspath, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
+            fd = beneath.open_file(relpath.split("/"), relpath)
+        except (WorkspacePathError, OSError):
             continue
         found, added, over = [], 0, None
         with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(fd).st_mode) or b"\0" in handle.read(job["sniff"]):
+            if b"\0" in handle.read(job["sniff"]):
                 continue
             handle.seek(0)
             try:

@@ -50,6 +50,7 @@ class AskRequest:
     instructions: str
     schema: dict | None  # JSON Schema for typed asks, None for text
     label: str | None
+    commands: tuple[str, ...] = ()  # the run's approved programs, sorted: all an actor's run_command may start
 
 
 @dataclass

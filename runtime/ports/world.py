@@ -3,8 +3,10 @@ commands in one workspace directory, with the caps of LANGUAGE §6.4–6.5.
 
 Confinement. Every path a script names is workspace-relative POSIX text: absolute paths, `..`
 components, NUL bytes and anything under `.git/` or `.dwf/` are refused before the filesystem
-is touched, and every file that is read or listed is `resolve()`d and must lie inside the
-resolved root. A listing (`files.glob`, the file set of `files.grep`) never descends into a
+is touched, and every file that is read or listed is opened beneath the root component by
+component (`beneath.py`: `O_NOFOLLOW` relative to the parent's descriptor, symlinks resolved by
+DWF itself), so a concurrent directory/symlink swap can never redirect a read outside; symlink
+loops and broken links are `WorldError`s like any other unreadable path. A listing (`files.glob`, the file set of `files.grep`) never descends into a
 symlinked directory (no cycles, no escapes) and never lists a file whose symlink resolves outside
 the workspace; naming such a path explicitly (`files.read`) raises `WorldError`. So every path a
 listing returns passes `files.read`'s confinement check. Only regular files count: a FIFO or a
@@ -17,7 +19,11 @@ first byte over the cap.
 Processes. Commands, `git` and the grep worker all go through `process.run_process` (no shell,
 a process group killed on every exit path, a deadline and a byte cap per stream) with the
 sanitized environment of `process.sanitized_environment`. `git` also loses every `GIT_*`
-variable and runs with `LC_ALL=C`, optional locks off and fsmonitor off.
+variable and runs with `LC_ALL=C`, optional locks off and fsmonitor off. Commands and `git` start
+inside the bubblewrap sandbox (`sandbox.py`; the `git.*` reads with nothing writable), programs
+found on the fixed system `PATH`; an approved command's arguments pass its program's argument
+rules first (`argument_rules.py`: computed options that run code or leave the workspace are
+refused). The grep worker is DWF's own code and opens only what the walk confined.
 
 Grep. Python's `re` backtracks, so a pattern such as `(a+)+$` can run for hours inside one C call
 that no thread deadline can interrupt. `files.grep` therefore runs the matching in a short-lived
@@ -35,8 +41,6 @@ import json
 import math
 import os
 import re
-import shutil
-import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -47,7 +51,10 @@ import anyio
 from dwf.grammar.facade import BY_QUALIFIED
 from dwf.runtime.values.errors import FatalError, ScriptError, world_error
 from dwf.runtime.values.records import Record, git_commit, git_status, grep_match, run_result
+from dwf.runtime.ports.argument_rules import check_arguments, program_environment
+from dwf.runtime.ports.beneath import INTERNAL_DIRS, Beneath, WorkspacePathError
 from dwf.runtime.ports.process import KIB, MIB, Completed, format_size, run_process, sanitized_environment
+from dwf.runtime.ports.sandbox import Sandbox, command_path, resolve_program
 
 GLOB_LIMIT = 2_000  # paths per files.glob
 READ_LIMIT = 1 * MIB  # bytes per files.read
@@ -64,7 +71,6 @@ GIT_OUTPUT_LIMIT = 16 * MIB  # any other git output (status, name lists, log)
 RUN_TIMEOUT_DEFAULT_S = 300.0
 RUN_OUTPUT_LIMIT = 256 * KIB  # bytes per stream (stdout, stderr) of world.run
 
-INTERNAL_DIRS = frozenset({".git", ".dwf"})
 GREP_WORKER = "dwf.runtime.ports.grep_worker"  # run as `python -I -m GREP_WORKER CPU_SECONDS`
 
 # Script-visible read ops -> method names.
@@ -81,10 +87,6 @@ READ_OPS = {
 
 # ---------------------------------------------------------------------------------------------
 # Paths
-
-
-class WorkspacePathError(Exception):
-    """A path names something outside the workspace, or nothing readable inside it."""
 
 
 def _type_error(message: str) -> ScriptError:
@@ -113,44 +115,22 @@ def inside_workspace(root: Path, resolved: Path) -> bool:
     return not any(p in INTERNAL_DIRS for p in resolved.relative_to(root).parts)
 
 
-def workspace_file(root: Path, path: str) -> Path:
-    """The resolved absolute path of the workspace file `path` (root already resolved).
-    Raises `WorkspacePathError` when it escapes the workspace or is not a regular file."""
+def read_workspace_file(root: Path, path: str, limit: int) -> bytes:
+    """The bytes of the regular workspace file `path` (root already resolved), opened beneath
+    the root component by component (`beneath.open_beneath`). Raises `WorkspacePathError` when
+    it escapes the workspace, is not a regular file, or is over `limit` bytes."""
     parts = relative_parts(path)
     if not parts:
         raise WorkspacePathError("path is empty")
-    resolved = root.joinpath(*parts).resolve()
-    if not inside_workspace(root, resolved):
-        raise WorkspacePathError(f"`{path}` resolves outside the workspace")
-    try:
-        mode = resolved.stat().st_mode
-    except FileNotFoundError:
-        raise WorkspacePathError(f"no such file: `{path}`") from None
-    except OSError as exc:
-        raise WorkspacePathError(f"cannot access `{path}`: {exc.strerror}") from None
-    if stat.S_ISDIR(mode):
-        raise WorkspacePathError(f"`{path}` is a directory")
-    if not stat.S_ISREG(mode):
-        raise WorkspacePathError(f"`{path}` is not a regular file")
-    return resolved
-
-
-def read_bounded(path: Path, limit: int, name: str) -> bytes:
-    """The bytes of the regular file `path`, or `WorkspacePathError` when over `limit`. The
-    file is opened without following a final symlink and checked again on the descriptor."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise WorkspacePathError(f"cannot open `{name}`: {exc.strerror}") from None
+    with Beneath(root) as beneath:
+        fd = beneath.open_file(parts, path)
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise WorkspacePathError(f"`{name}` is not a regular file")
-        if info.st_size > limit:
-            raise WorkspacePathError(f"`{name}` is {info.st_size} bytes, over the {format_size(limit)} cap")
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise WorkspacePathError(f"`{path}` is {size} bytes, over the {format_size(limit)} cap")
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise WorkspacePathError(f"`{name}` is over the {format_size(limit)} cap")
+        raise WorkspacePathError(f"`{path}` is over the {format_size(limit)} cap")
     return data
 
 
@@ -216,27 +196,26 @@ def _translate(segment: str) -> str:
     return "".join(out)
 
 
-def walk_files(root: Path, pattern: GlobPattern, limit: int | None = None) -> list[tuple[str, Path]]:
-    """Sorted `(relative path, resolved path)` of the regular files matching `pattern`, confined
-    to `root`. Stops after `limit + 1` matches so the caller can report the cap."""
-    found: list[tuple[str, Path]] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        base = Path(dirpath).relative_to(root).parts
-        dirnames[:] = sorted(d for d in dirnames if d not in INTERNAL_DIRS
-                             and not os.path.islink(os.path.join(dirpath, d))
-                             and pattern.may_contain((*base, d)))
-        for name in sorted(filenames):
-            if name in INTERNAL_DIRS:
-                continue
-            relpath = "/".join((*base, name))
-            if not pattern.matches(relpath):
-                continue
-            resolved = Path(dirpath, name).resolve()
-            if not inside_workspace(root, resolved) or not resolved.is_file():
-                continue
-            found.append((relpath, resolved))
-            if limit is not None and len(found) > limit:
-                return found
+def walk_files(root: Path, pattern: GlobPattern, limit: int | None = None) -> list[str]:
+    """The sorted relative paths of the regular files matching `pattern`, confined to `root`
+    (resolved). Directories are walked by descriptor (`os.fwalk`, which never descends into a
+    symlink, even one swapped in mid-walk); each matching name is opened beneath the root
+    (`Beneath`), so a file symlink counts only when it resolves to a regular file inside the
+    workspace. Stops after `limit + 1` matches so the caller can report the cap."""
+    found: list[str] = []
+    with Beneath(root) as beneath:
+        for dirpath, dirnames, filenames, _ in os.fwalk(".", dir_fd=beneath.fd, follow_symlinks=False):
+            base = tuple(p for p in dirpath.split("/") if p != ".")
+            dirnames[:] = sorted(d for d in dirnames if d not in INTERNAL_DIRS and pattern.may_contain((*base, d)))
+            for name in sorted(filenames):
+                if name in INTERNAL_DIRS:
+                    continue
+                relpath = "/".join((*base, name))
+                if not pattern.matches(relpath) or not beneath.is_regular_file((*base, name)):
+                    continue
+                found.append(relpath)
+                if limit is not None and len(found) > limit:
+                    return found
     found.sort()
     return found
 
@@ -249,11 +228,14 @@ class LocalWorld:
     """The WorldPort over one workspace directory (see the module docstring)."""
 
     def __init__(self, root: Path, *, allowed_commands: frozenset[str] = frozenset(),
-                 env: Mapping[str, str] | None = None, grep_timeout_s: float = GREP_TIMEOUT_S):
+                 env: Mapping[str, str] | None = None, grep_timeout_s: float = GREP_TIMEOUT_S,
+                 sandbox: Sandbox = Sandbox(), approved_arguments: Mapping[str, Sequence[tuple[str, ...]]] | None = None):
         self.root = Path(root).resolve()
         self.allowed_commands = frozenset(allowed_commands)
+        self.approved_arguments = dict(approved_arguments or {})
         self.env = dict(env or {})
         self.grep_timeout_s = grep_timeout_s
+        self.sandbox = sandbox
 
     # -- dispatch -------------------------------------------------------------------------------
 
@@ -285,16 +267,13 @@ class LocalWorld:
         found = await anyio.to_thread.run_sync(walk_files, self.root, compiled, GLOB_LIMIT)
         if len(found) > GLOB_LIMIT:
             raise world_error(f"files.glob(`{pattern}`) matches more than {GLOB_LIMIT} files")
-        return [relpath for relpath, _ in found]
+        return found
 
     async def read_file(self, path: str) -> str:
         _require_str("files.read", "path", path)
 
-        def load() -> bytes:
-            return read_bounded(workspace_file(self.root, path), READ_LIMIT, path)
-
         try:
-            data = await anyio.to_thread.run_sync(load)
+            data = await anyio.to_thread.run_sync(read_workspace_file, self.root, path, READ_LIMIT)
         except WorkspacePathError as exc:
             raise world_error(f"files.read: {exc}") from None
         try:
@@ -306,7 +285,7 @@ class LocalWorld:
         _require_str("files.grep", "pattern", pattern)
         compiled = self._pattern("**" if glob is None else glob, "files.grep", "glob", optional=True)
         files = await anyio.to_thread.run_sync(walk_files, self.root, compiled)
-        job = {"pattern": pattern, "files": [[rel, str(abspath)] for rel, abspath in files],
+        job = {"pattern": pattern, "root": str(self.root), "files": files,
                "sniff": GREP_SNIFF_BYTES, "max_matches": GREP_MATCH_LIMIT, "max_bytes": GREP_BYTES_LIMIT}
         done = await run_process(
             [sys.executable, "-I", "-m", GREP_WORKER, str(math.ceil(self.grep_timeout_s) + 1)],
@@ -369,7 +348,11 @@ class LocalWorld:
             except WorkspacePathError as exc:
                 raise world_error(f"git.diff: {exc}") from None
             if parts:
-                if not inside_workspace(self.root, self.root.joinpath(*parts).resolve()):
+                try:
+                    resolved = self.root.joinpath(*parts).resolve()
+                except (OSError, RuntimeError):  # a symlink loop
+                    raise world_error(f"git.diff: `{path}`: too many levels of symbolic links") from None
+                if not inside_workspace(self.root, resolved):
                     raise world_error(f"git.diff: `{path}` resolves outside the workspace")
                 pathspec = ":(literal)" + "/".join(parts)
         return await self._git("git.diff", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
@@ -451,12 +434,11 @@ class LocalWorld:
 
     async def _git_raw(self, what: str, *argv: str, limit: int = GIT_OUTPUT_LIMIT) -> Completed:
         env = {k: v for k, v in sanitized_environment(self.env).items() if not k.startswith("GIT_")}
-        env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
-        git = shutil.which("git", path=env["PATH"])
-        if git is None:
-            raise world_error(f"{what}: git is not installed")
+        env.update(PATH=command_path(), LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
+        git = resolve_program("git", self.root, what)
         command = [git, "--no-pager", "-c", "core.fsmonitor=false", "-c", "core.quotepath=false",
                    "-c", "color.ui=false", *argv]
+        command = self.sandbox.wrap(command, writable=None, cwd=self.root, what=what)  # reads write nothing
         return await run_process(command, what=what, cwd=self.root, env=env, timeout_s=GIT_TIMEOUT_S,
                                  output_limit=limit, overflow_message=f"{what}: output is larger than {format_size(limit)}")
 
@@ -475,22 +457,21 @@ class LocalWorld:
             raise _type_error(f"world.run() argument `timeout_s` must be a number, not {type(timeout_s).__name__}")
         if not (timeout_s > 0 and math.isfinite(timeout_s)):
             raise ScriptError("ValueError", f"world.run() argument `timeout_s` must be positive, not {timeout_s}")
-        env = sanitized_environment(self.env)
-        program = self._resolve_program(cmd, env["PATH"])
-        done = await run_process([program, *args], what=f"command `{cmd}`", cwd=self.root, env=env,
+        what = f"command `{cmd}`"
+        checked = check_arguments(cmd, args, approved=self.approved_arguments.get(cmd, ()), root=self.root,
+                                  programs=self.allowed_commands, what=what)
+        program = resolve_program(cmd, self.root, what)
+        argv = self.sandbox.wrap([program, *checked], writable=self.root, cwd=self.root, what=what)
+        done = await run_process(argv, what=what, cwd=self.root, env=command_environment(cmd, self.env),
                                  timeout_s=float(timeout_s), output_limit=RUN_OUTPUT_LIMIT)
         return run_result(done.exit_code, done.stdout.decode("utf-8", "replace"),
                           done.stderr.decode("utf-8", "replace"))
 
-    def _resolve_program(self, cmd: str, search_path: str) -> str:
-        if "/" in cmd:
-            candidate = Path(cmd) if cmd.startswith("/") else self.root / cmd
-            found = str(candidate) if candidate.is_file() and os.access(candidate, os.X_OK) else None
-        else:
-            found = shutil.which(cmd, path=search_path)
-        if found is None:
-            raise world_error(f"command `{cmd}` cannot start: not found or not executable")
-        return found
+
+def command_environment(cmd: str, overrides: Mapping[str, str]) -> dict[str, str]:
+    """The environment of the approved command `cmd`: the sanitized one with the fixed `PATH`
+    (`sandbox.command_path`), plus what its argument rules add (`program_environment`: git's safe configuration)."""
+    return {**sanitized_environment(overrides), "PATH": command_path(), **program_environment(cmd)}
 
 
 def _require_str(op: str, name: str, value: Any) -> None:

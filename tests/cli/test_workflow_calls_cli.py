@@ -104,7 +104,8 @@ def test_the_approval_screen_lists_each_called_workflow_and_its_commands(dwfc, s
     shown = transcript(dwfc, "run", "parent.dwf.py", "--agent", "scripted:fixture.json")
     assert shown["exit"] == 2 and "standard input is not a terminal" in shown["stderr"]  # shown, then not approved
     screen = shown["stderr"]
-    assert "Commands (1)\n  The only programs this run may start (arguments may be computed):\n    echo\n" in screen
+    assert "Commands (1)\n  The only programs this run may start" in screen
+    assert "    echo: echo …\n" in screen  # the called workflow's `echo`, its arguments computed
     assert ("  greet (global)\n    Asks for a greeting.\n    file: <tmp>/home/workflows/greet.dwf.py\n"
             "    runs no commands\n") in screen
     assert "    file: <tmp>/ws/.dwf/workflows/summarize.dwf.py\n    commands: echo\n" in screen

@@ -61,8 +61,9 @@ def test_json_plan_has_the_documented_top_level_shape(capsys):
     assert code == 0 and plan["status"] == "planned" and plan["plan"] == 1
     assert list(plan) == ["plan", "status", "path", "sha256", "compiler_version", "name", "description",
                           "when_to_use", "args", "counts", "phases", "phase_edges", "steps", "actors", "commands",
-                          "edges", "data_flow", "handoff", "warnings", "diagnostics", "folded"]
+                          "programs", "network", "edges", "data_flow", "handoff", "warnings", "diagnostics", "folded"]
     assert plan["path"] == FIX and plan["commands"] == ["pytest"]
+    assert plan["network"] is False and [p["name"] for p in plan["programs"]] == ["pytest"]
     assert {"from": "run#2", "to": "ask#2", "kind": "carry", "exact": True} in plan["edges"]
 
 

@@ -368,21 +368,31 @@ async def test_actor_tools_write_and_edit(workspace):
 
 @pytest.mark.anyio
 async def test_actor_tools_run_command(workspace, monkeypatch):
+    # An actor starts only the run's approved programs, its argv checked with nothing trusted
+    # (no computed `-c`), inside the sandbox: so the probes are workspace scripts.
     monkeypatch.setenv("MY_SECRET_TOKEN", "hunter2")
     tools, channel = ActorTools(workspace, "exec", run_timeout_s=5), Channel()
-    code = "import os, sys; print(sorted(os.listdir('.'))); print('TOKEN' in str(os.environ)); sys.exit(3)"
-    done = await tools.call("run_command", {"argv": [sys.executable, "-c", code]}, channel)
+    programs = frozenset({sys.executable, "/no/such/program"})
+    (workspace / "probe.py").write_text("import os, sys; print(sorted(os.listdir('.'))); "
+                                        "print('TOKEN' in str(os.environ)); sys.exit(3)\n")
+    (workspace / "slow.py").write_text("import time; time.sleep(30)\n")
+    (workspace / "loud.py").write_text("print('x' * 5000)\n")
+    done = await tools.call("run_command", {"argv": [sys.executable, "probe.py"]}, channel, programs=programs)
     assert not done.is_error
     assert "exit code: 3" in done.text and "'README.md'" in done.text and "False" in done.text
     assert channel.touched == 1
     started = time.monotonic()
-    slow_run = await tools.call("run_command", {"argv": [sys.executable, "-c", "import time; time.sleep(30)"],
-                                                "timeout_s": 0.5}, channel)
+    slow_run = await tools.call("run_command", {"argv": [sys.executable, "slow.py"], "timeout_s": 0.5}, channel,
+                                programs=programs)
     assert slow_run.is_error and "timed out" in slow_run.text and time.monotonic() - started < 5
-    missing = await tools.call("run_command", {"argv": ["/no/such/program"]}, channel)
+    missing = await tools.call("run_command", {"argv": ["/no/such/program"]}, channel, programs=programs)
     assert missing.is_error and "cannot start" in missing.text
+    code = await tools.call("run_command", {"argv": [sys.executable, "-c", "print(1)"]}, channel, programs=programs)
+    assert code.is_error and "the option `-c`" in code.text
+    shell = await tools.call("run_command", {"argv": ["sh", "-c", "echo escaped"]}, channel, programs=programs)
+    assert shell.is_error and "not a program this run approved" in shell.text
     noisy = ActorTools(workspace, "exec", output_cap=100)
-    big = await noisy.call("run_command", {"argv": [sys.executable, "-c", "print('x' * 5000)"]}, None)
+    big = await noisy.call("run_command", {"argv": [sys.executable, "loud.py"]}, None, programs=programs)
     assert "truncated" in big.text and len(big.text) < 400
 
 
@@ -425,3 +435,18 @@ async def test_typed_ask_sends_the_strict_flag_over_the_wire(api, tmp_path):
     assert result.value == {"name": "x", "count": 3}
     submit = next(t for t in api.requests[0]["tools"] if t["name"] == "submit_result")
     assert submit.get("strict") is True
+
+
+@pytest.mark.anyio
+async def test_an_actor_runs_only_the_programs_the_run_approved(api, tmp_path):
+    api.queue(message(tool_block("run_command", {"argv": ["sh", "-c", "touch escaped"]}, "t1"),
+                      tool_block("run_command", {"argv": ["true"]}, "t2")),
+              text("done"))
+    body = ('answer = await agent("a").ask("work")\nif answer == "never":\n    await world.run("true")\n'
+            'return answer\n')
+    result, _ = await run(body, make_port(api, tmp_path, actor_tools="exec"))
+    assert result.value == "done", result.error
+    refused, ran = tool_results(api.requests[1])
+    assert refused["is_error"] is True and "`sh` is not a program this run approved" in refused["content"]
+    assert "`true`" in refused["content"] and not (tmp_path / "escaped").exists()
+    assert not ran.get("is_error") and "exit code: 0" in ran["content"]

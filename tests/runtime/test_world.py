@@ -17,10 +17,14 @@ import pytest
 from dwf.runtime.ports import world as world_module
 from dwf.runtime.values.errors import FatalError, ScriptError
 from dwf.runtime.values.records import Record
+from dwf.runtime.ports.sandbox import Sandbox
 from dwf.runtime.ports.world import (DIFF_LIMIT, GLOB_LIMIT, GREP_BYTES_LIMIT, GREP_MATCH_LIMIT, LOG_LIMIT,
                                READ_LIMIT, RUN_OUTPUT_LIMIT, LocalWorld, sanitized_environment)
 
 PY = sys.executable
+# Where bubblewrap cannot start and the person approved running unsandboxed: the process-group
+# guarantees still hold, and the tests can see the host's pids.
+UNSANDBOXED = Sandbox(bubblewrap="/nonexistent/bwrap", allow_unsandboxed=True)
 
 
 @pytest.fixture
@@ -29,7 +33,8 @@ def anyio_backend():
 
 
 def world_of(root: Path, *commands: str, **options) -> LocalWorld:
-    return LocalWorld(root, allowed_commands=frozenset(commands), **options)
+    """A world whose approval shows `PY -c …` (these tests run their probes as Python code)."""
+    return LocalWorld(root, allowed_commands=frozenset(commands), approved_arguments={PY: [("-c",)]}, **options)
 
 
 async def raises(type_name: str, awaitable, match: str = "") -> ScriptError:
@@ -321,7 +326,7 @@ async def test_grep_catastrophic_pattern_is_stopped(tmp_path):
 def test_grep_worker_bounds_its_own_cpu_time(tmp_path):
     # Even without a parent to kill it (a host that died), the worker stops after its CPU limit.
     write(tmp_path, "evil.txt", "a" * 64 + "b\n")
-    job = {"pattern": "(a+)+$", "files": [["evil.txt", str(tmp_path / "evil.txt")]], "sniff": 8192,
+    job = {"pattern": "(a+)+$", "root": str(tmp_path), "files": ["evil.txt"], "sniff": 8192,
            "max_matches": GREP_MATCH_LIMIT, "max_bytes": GREP_BYTES_LIMIT}
     started = time.monotonic()
     done = subprocess.run([PY, "-I", "-m", world_module.GREP_WORKER, "1"], input=json.dumps(job).encode(),
@@ -505,14 +510,14 @@ async def test_run_argument_and_spawn_errors(tmp_path):
     await raises("ValueError", world.run("echo", [], 0), "positive")
     await raises("ValueError", world.run("echo", ["a\0b"]), "NUL")
     await raises("WorldError", world.run("no-such-command-dwf", []), "cannot start")
-    await raises("WorldError", world.run("./not-exec.sh", []), "cannot start")
-    os.chmod(tmp_path / "not-exec.sh", 0o755)
-    assert (await world.run("./not-exec.sh", [])).get("stdout") == "hi\n"
+    await raises("WorldError", world.run("./not-exec.sh", []), "is a relative path")
+    os.chmod(tmp_path / "not-exec.sh", 0o755)  # programs come from the system PATH, never the workspace
+    await raises("WorldError", world.run("./not-exec.sh", []), "is a relative path")
 
 
 @pytest.mark.anyio
 async def test_run_timeout_kills_the_process_group(tmp_path):
-    world = world_of(tmp_path, PY)
+    world = world_of(tmp_path, PY, sandbox=UNSANDBOXED)  # host pids; the sandboxed case: test_command_sandbox.py
     started = time.monotonic()
     await raises("WorldError", world.run(PY, ["-c", SPAWNER], timeout_s=0.5), "timed out after 0.5 s")
     assert time.monotonic() - started < 5
@@ -535,7 +540,7 @@ async def test_run_output_caps(tmp_path):
 
 @pytest.mark.anyio
 async def test_cancelling_the_caller_kills_the_process_group(tmp_path):
-    world = world_of(tmp_path, PY)
+    world = world_of(tmp_path, PY, sandbox=UNSANDBOXED)
     async with anyio.create_task_group() as group:
         group.start_soon(world.run, PY, ["-c", SPAWNER], 60)
         pids = await read_pids(tmp_path)

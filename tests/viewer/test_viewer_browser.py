@@ -86,8 +86,8 @@ def test_runs_page_and_markup_stays_inert(page, server, workspace):
 
     row.locator("a.run-name").click()
     expect(page.locator(".result")).to_contain_text("window.__xss=10")
-    expect(page.locator(".log-message")).to_have_text("<script>window.__xss = 3</script>")
-    expect(page.locator(".actor-name")).to_have_text('"><img src=x onerror=window.__xss=4>')
+    expect(page.locator(".log-message")).to_have_text("<script>alert(3)</script>")
+    expect(page.locator(".actor-name")).to_have_text('"><img src=x onerror=alert(4)>')
     expect(page.locator(".phase-title")).to_have_text('Probe "><img src=x onerror=window.__xss=2>')
     expect(page.locator("[data-artifact=rows] td")).to_have_text('"><img src=x onerror=window.__xss=6>')
     expect(page.locator("[data-artifact=health] dd")).to_have_text("<img src=x onerror=window.__xss=13>")
@@ -106,6 +106,12 @@ def test_runs_page_and_markup_stays_inert(page, server, workspace):
     assert page.locator("img[src=x], script:not([src])").count() == 0
     assert page.dialogs == []
     assert XSS_RESULT in page.locator(".node-result").inner_text().replace('\\"', '"')
+
+    failed = run_to_end(workspace, "boom", exit_code=1)
+    page.goto(f"{server[0]}/runs/{failed['run_id']}")
+    expect(page.locator(".error-message")).to_contain_text("ValueError: <img src=x onerror=window.__xss=14>")
+    expect(page.locator(".traceback")).to_contain_text("explode")
+    assert page.evaluate("window.__xss") is None and page.dialogs == []
 
 
 def test_a_live_run_updates_then_takes_an_answer(page, server, workspace):

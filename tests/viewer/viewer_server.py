@@ -48,8 +48,8 @@ meta = {
 artifact.table("rows", {"title": "<b>rows</b>", "columns": ["cell"]})
 artifact.metrics("health", {"title": "Health", "metrics": ["<i>m</i>"]})
 phase("Probe \\"><img src=x onerror=window.__xss=2>")
-log("<script>window.__xss = 3</script>")
-said = await agent("\\"><img src=x onerror=window.__xss=4>").ask("Say <script>window.__xss=5</script>",
+log("<script>alert(3)</script>")
+said = await agent("\\"><img src=x onerror=alert(4)>").ask("Say <script>window.__xss=5</script>",
                                                                   label="<i>probe</i>")
 report({"cell": "\\"><img src=x onerror=window.__xss=6>"}, artifact="rows")
 report({"<i>m</i>": "<img src=x onerror=window.__xss=13>"}, artifact="health")
@@ -61,12 +61,24 @@ return {"said": said, "html": "<img src=x onerror=window.__xss=10>"}
 XSS_RESULT = "<script>window.__xss = 11</script>\"><img src=x onerror=window.__xss=12>"
 XSS_FIXTURE = {"rules": [], "default": {"result": XSS_RESULT}}
 
+# A run that errors with markup in its message (the page shows the DWF traceback).
+BOOM = '''"""A run that fails."""
+meta = {"name": "boom", "description": "Fails at once."}
+
+
+def explode(what):
+    raise ValueError(what)
+
+
+explode("<img src=x onerror=window.__xss=14>")
+'''
+
 
 def make_workspace(root: Path) -> Path:
     """A workspace holding the three scripts and their fixtures."""
     root.mkdir(parents=True, exist_ok=True)
     for name, script, fixture in (("live", LIVE, LIVE_FIXTURE), ("slow", SLOW, SLOW_FIXTURE),
-                                  ("xss", XSS, XSS_FIXTURE)):
+                                  ("xss", XSS, XSS_FIXTURE), ("boom", BOOM, {"rules": []})):
         (root / f"{name}.dwf.py").write_text(script, encoding="utf-8")
         (root / f"{name}.fixture.json").write_text(json.dumps(fixture), encoding="utf-8")
     return root
@@ -79,12 +91,12 @@ def start_run(workspace: Path, name: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def run_to_end(workspace: Path, name: str) -> dict:
-    """Run NAME to its end; its result object."""
+def run_to_end(workspace: Path, name: str, exit_code: int = 0) -> dict:
+    """Run NAME to its end (exiting with `exit_code`); its result object."""
     done = subprocess.run([str(DWFC), "run", f"{name}.dwf.py", "--yes", "--agent", f"scripted:{name}.fixture.json",
                            "--progress", "json"], cwd=workspace, stdin=subprocess.DEVNULL, capture_output=True,
                           text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == exit_code, done.stderr
     return json.loads(done.stdout)
 
 
@@ -99,10 +111,10 @@ def run_id_of(process: subprocess.Popen, timeout: float = 30) -> str:
 
 
 @contextmanager
-def viewer(workspace: Path, *extra: str):
+def viewer(workspace: Path, *extra: str, env: dict | None = None):
     """`dwfc ui` over `workspace`: yields (base URL, the URL with its token); stopped on exit."""
     process = subprocess.Popen([str(DWFC), "ui", "--workspace", str(workspace), "--port", "0", *extra],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         line = process.stdout.readline()
         assert "http://127.0.0.1:" in line, (line, process.stderr.read() if process.poll() is not None else "")

@@ -80,14 +80,14 @@ def test_runs_page_and_markup_stays_inert(page, server, workspace):
     page.goto(server[0] + "/")  # the cookie alone opens it now; the token left the address bar
     row = page.locator("tr.run-row", has=page.locator("a.run-name", has_text="xss-probe"))
     expect(row.locator(".run-status")).to_have_text("completed")
-    expect(row.locator(".run-asks")).to_have_text("1/1")
+    expect(row.locator(".run-asks")).to_have_text("2/2")
     assert "token=" not in page.url
     shot(page, "runs")
 
     row.locator("a.run-name").click()
     expect(page.locator(".result")).to_contain_text("window.__xss=10")
     expect(page.locator(".log-message")).to_have_text("<script>alert(3)</script>")
-    expect(page.locator(".actor-name")).to_have_text('"><img src=x onerror=alert(4)>')
+    expect(page.locator(".actor-name").first).to_have_text('"><img src=x onerror=alert(4)>')
     expect(page.locator(".phase-title")).to_have_text('Probe "><img src=x onerror=window.__xss=2>')
     expect(page.locator("[data-artifact=rows] td")).to_have_text('"><img src=x onerror=window.__xss=6>')
     expect(page.locator("[data-artifact=health] dd")).to_have_text("<img src=x onerror=window.__xss=13>")
@@ -106,6 +106,9 @@ def test_runs_page_and_markup_stays_inert(page, server, workspace):
     assert page.locator("img[src=x], script:not([src])").count() == 0
     assert page.dialogs == []
     assert XSS_RESULT in page.locator(".node-result").inner_text().replace('\\"', '"')
+    page.locator(".step", has_text="count").click()  # a typed ask repaired once
+    expect(page.locator(".attempts li").first).to_contain_text("repairing (1/")
+    expect(page.locator(".node-result")).to_have_text("3")
 
     failed = run_to_end(workspace, "boom", exit_code=1)
     page.goto(f"{server[0]}/runs/{failed['run_id']}")

@@ -51,15 +51,16 @@ phase("Probe \\"><img src=x onerror=window.__xss=2>")
 log("<script>alert(3)</script>")
 said = await agent("\\"><img src=x onerror=alert(4)>").ask("Say <script>window.__xss=5</script>",
                                                                   label="<i>probe</i>")
+count = await agent("counter").ask("Count to three.", returns=int, label="count")
 report({"cell": "\\"><img src=x onerror=window.__xss=6>"}, artifact="rows")
 report({"<i>m</i>": "<img src=x onerror=window.__xss=13>"}, artifact="health")
 report("<script>window.__xss = 7</script>")
 await artifact.markdown("notes", "# Notes <script>window.__xss=8</script>\\n\\n- \\"><img src=x onerror=window.__xss=9>\\n"
                         "- **bold** and `code`\\n\\n| a | b |\\n|---|---|\\n| <b>1</b> | 2 |\\n", title="Notes")
-return {"said": said, "html": "<img src=x onerror=window.__xss=10>"}
+return {"said": said, "count": count, "html": "<img src=x onerror=window.__xss=10>"}
 '''
 XSS_RESULT = "<script>window.__xss = 11</script>\"><img src=x onerror=window.__xss=12>"
-XSS_FIXTURE = {"rules": [], "default": {"result": XSS_RESULT}}
+XSS_FIXTURE = {"rules": [{"actor": "counter", "invalid_first": 1, "result": 3}], "default": {"result": XSS_RESULT}}
 
 # A run that errors with markup in its message (the page shows the DWF traceback).
 BOOM = '''"""A run that fails."""

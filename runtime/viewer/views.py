@@ -29,6 +29,7 @@ STEP_KINDS = ("ask", "read", "run")
 MARKDOWN_CHARS = 256 * 1024  # the artifact.markdown limit: a stored version is shown whole
 TABLE_ROWS = 500  # rows of a table dashboard the page shows (the newest)
 NEWEST_RUNS = 200  # runs the runs page lists
+LABEL_CHARS = 120  # a read's or command's one-line label
 
 
 def runs_page(journal: JournalStore, limit: int | None = NEWEST_RUNS) -> list[dict]:
@@ -72,7 +73,7 @@ def run_page(journal: JournalStore, row: RunRow, artifacts: ArtifactStore) -> di
     events = journal.events(row.id)
     times = journal.event_times(row.id)
     started = _parse(view["started"])
-    nodes = journal.list_nodes(row.id, with_input=False)
+    nodes = journal.list_nodes(row.id)
     steps = _steps(events, times, started, {(node.site, node.key): node for node in nodes})
     declared = [phase["title"] for phase in view["phases"]]
     timeline = [{**phase, "steps": [step for step in steps if step["phase"] == phase["title"]]}
@@ -127,12 +128,24 @@ def _steps(events: list[dict], times: dict[int, str], started: datetime | None,
         node = nodes.get(ident)
         if node is not None:
             step["imported"] = node.imported
+            step["label"] = step["label"] or effect_label(node)
             step["tokens"] = int((node.usage or {}).get("output_tokens", step["tokens"]) or 0)
             if step["status"] in ("queued", "running") and node.status != "running":
                 step["status"] = node.status
         if step["start_s"] is not None and step["end_s"] is not None:
             step["duration_s"] = round(step["end_s"] - step["start_s"], 3)
     return list(steps.values())
+
+
+def effect_label(node: NodeRow) -> str | None:
+    """What a read or command did, in one line: `files.read a.txt`, `git status`."""
+    given = node.input if isinstance(node.input, dict) else {}
+    if node.kind not in ("read", "run") or not given:
+        return None
+    head = given.get("cmd") if node.kind == "run" else given.get("op")
+    words = [str(head or node.kind)] + [str(arg) for arg in given.get("args") or [] if not isinstance(arg, (dict, list))]
+    text = " ".join(words)
+    return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1] + "…"
 
 
 def _actors(actors: list[dict], steps: list[dict]) -> list[dict]:
@@ -190,12 +203,14 @@ def node_detail(journal: JournalStore, row: RunRow, site: str, key: str) -> dict
     if node is None:
         return None
     given: dict[str, Any] = node.input if isinstance(node.input, dict) else {"input": node.input}
-    attempts, questions = [], []
+    attempts, questions, label = [], [], None
     for event in journal.events(row.id):
         payload = event["payload"] or {}
         if (payload.get("site"), payload.get("key")) != (site, key):
             continue
-        if event["type"] == "node-progress":
+        if event["type"] == "node-queued":
+            label = payload.get("label")
+        elif event["type"] == "node-progress":
             attempts.append({key_: value for key_, value in payload.items() if key_ not in ("site", "key")})
         elif event["type"] == "escalation-raised":
             questions.append({"id": payload.get("id"), "question": payload.get("question"),
@@ -205,6 +220,7 @@ def node_detail(journal: JournalStore, row: RunRow, site: str, key: str) -> dict
     for question in questions:
         question["answer"] = answers.get(question["id"])
     return {"site": node.site, "key": node.key, "kind": node.kind, "actor": node.actor, "status": node.status,
+            "label": label or effect_label(node),
             "imported": node.imported, "instructions": given.get("instructions"), "schema": given.get("schema"),
             "persona": given.get("persona"), "input": {k: v for k, v in given.items()
                                                        if k not in ("instructions", "schema", "persona", "actor")},

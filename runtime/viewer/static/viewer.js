@@ -346,7 +346,9 @@ async function openStep(site, key, scroll) {
   detail.replaceChildren();
   append(detail, [
     el("button", {class: "close", onclick: () => { selected = null; detail.hidden = true; }}, "×"),
-    el("h2", {}, el("span", {class: "kind"}, step.kind), " ", step.key, " ", badge(step.imported ? "imported" : step.status)),
+    el("h2", {}, el("span", {class: "kind"}, step.kind), " ", el("span", {class: "step-label"}, step.label || step.key), " ",
+      badge(step.imported ? "imported" : step.status)),
+    el("p", {class: "muted mono"}, step.site + (step.key !== step.site ? " · " + step.key : "")),
     step.actor ? el("p", {}, "Actor: ", el("strong", {class: "actor"}, step.actor)) : null,
     step.instructions !== undefined && step.instructions !== null
       ? [el("h3", {}, "Instructions"), el("pre", {class: "instructions"}, step.instructions)] : null,

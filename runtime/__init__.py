@@ -8,7 +8,8 @@
 - `engine/`: the run contract (`Engine`, requests, asks, events, arguments, called workflows).
 - `host/`: workspace use cases shared by the CLI and the tool layer (saved, drafts, snippets, amend).
 - `tools/`: the host-agent tool layer and its MCP front end.
+- `viewer/`: the live run viewer `dwfc ui`, a local web app over the journal.
 - `cli/`: `dwfc`, the command line.
 """
 
-__all__ = ["cli", "engine", "host", "interpreter", "journal", "ports", "statedir", "tools", "values"]
+__all__ = ["cli", "engine", "host", "interpreter", "journal", "ports", "statedir", "tools", "values", "viewer"]

@@ -34,8 +34,10 @@ def test_wheel_installs_and_imports(tmp_path):
         names = set(archive.namelist())
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert {"dwf/grammar/dwf.lark", "dwf/grammar/meta.schema.json", "dwf/grammar/language.md",
-            "dwf/compiler/rules/__init__.py", "dwf/runtime/cli/main.py"} <= names
+            "dwf/compiler/rules/__init__.py", "dwf/runtime/cli/main.py", "dwf/runtime/viewer/static/index.html",
+            "dwf/runtime/viewer/static/viewer.js", "dwf/runtime/viewer/static/viewer.css"} <= names
     assert "Requires-Dist: libcst==1.9.0" in metadata
+    assert "Requires-Dist: starlette==1.10.0" in metadata
     from dwf.compiler.version import COMPILER_VERSION
 
     assert f"Version: {COMPILER_VERSION}\n" in metadata

@@ -22,6 +22,7 @@ from dwf.runtime.cli import mcp as cli_mcp
 from dwf.runtime.cli import plan as cli_plan
 from dwf.runtime.cli import runs as cli_runs
 from dwf.runtime.cli import saved as cli_saved
+from dwf.runtime.cli import ui as cli_ui
 from dwf.runtime.cli.check import cmd_check, cmd_explain, cmd_guide, cmd_rules
 from dwf.runtime.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 from dwf.runtime.cli.options import APPROVE, CEILINGS, RUN_ARGS, WORKSPACE, non_negative_int, own_options, positive_int
@@ -87,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_saved.add_parsers(commands)  # save, saved
     cli_eval.add_parsers(commands)  # eval
     cli_mcp.add_parsers(commands)  # mcp
+    cli_ui.add_parsers(commands)  # ui
 
     rules = commands.add_parser("rules", help="list the diagnostic catalogue")
     rules.add_argument("--format", choices=("text", "json"), default="text")

@@ -130,6 +130,10 @@ class MemoryJournal:
         return [{"seq": seq, "type": kind, "payload": json.loads(payload)}
                 for seq, kind, payload in self._events.get(run_id, []) if seq > after and (types is None or kind in types)]
 
+    def event_times(self, run_id: str, after: int = 0) -> dict[int, str]:
+        """Empty: this store records no times."""
+        return {}
+
     def hold_commits(self, wake: Callable[[], None]) -> None:
         pass
 

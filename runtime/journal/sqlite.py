@@ -584,3 +584,11 @@ class SqliteJournal:
             return [{"seq": seq, "type": kind,
                      "payload": self._load(conn, payload, blob, f"event {seq} of run {run_id}")}
                     for seq, kind, payload, blob in rows]
+
+    def event_times(self, run_id: str, after: int = 0) -> dict[int, str]:
+        with self._read(f"read the event times of run {run_id}") as conn:
+            if conn.in_transaction:
+                self._flush_events(conn)
+            rows = conn.execute("SELECT sequence, created_at FROM dwf_event WHERE run_id = ? AND sequence > ? "
+                                "ORDER BY sequence", (run_id, after)).fetchall()
+        return dict(rows)

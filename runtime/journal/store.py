@@ -150,6 +150,10 @@ class JournalStore(Protocol):
     def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
         """The run's events after sequence `after` (only those of `types`, when given): {seq, type, payload}."""
 
+    def event_times(self, run_id: str, after: int = 0) -> dict[int, str]:
+        """When each event after `after` was written, as ISO-8601 UTC text by sequence number
+        (empty for a store that records no times); the run viewer's timeline reads them."""
+
     # -- group commit: a holder's node rows and events may wait for `commit()` (see SqliteJournal)
     def hold_commits(self, wake: Callable[[], None]) -> None:
         """Group writes from now on; `wake()` is called whenever a group opens."""

@@ -4,7 +4,7 @@ serve until SIGINT or SIGTERM. `add_parsers(commands)` adds it to the `dwfc` par
 
 The viewer reads the journal, so it shows runs of every process (`dwfc run` in a terminal,
 `dwfc mcp`); its actions go through the same host paths as `dwfc answer`, `cancel`, `set` and
-`resume`. A run resumed from the page runs in this process with `--agent`; stopping the viewer
+`resume`. A run resumed from the page runs in this process with the agent it recorded (or `--agent`); stopping the viewer
 stops it as `stopped(interrupted)`. The plan's graph is drawn by Graphviz's `dot` when it is
 installed (`cli/graphviz.py`), else shown as text.
 
@@ -38,7 +38,7 @@ def add_parsers(commands) -> None:
     ui.add_argument("--open", action="store_true", help="open the page in the default browser")
     ui.add_argument("--agent", metavar="PORT",
                     help="the agent port runs resumed from the page use: scripted:FIXTURE.json, anthropic[:MODEL] "
-                         "or command:'CMD ARGS...'; without it the page cannot resume runs")
+                         "or command:'CMD ARGS...'; default: the one each run recorded")
     ui.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
     ui.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
                     help="the workspace tools --agent anthropic offers actors (default write)")

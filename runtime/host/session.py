@@ -12,6 +12,7 @@ the caller's choice (by default the files `dwfc answer` and ResolveWorkflowQuest
 
 from __future__ import annotations
 
+import copy
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
@@ -128,6 +129,13 @@ class WorkspaceSession:
         pinned = pinned_agent(row)
         self.agent = self.agent or pinned.get("spec")
         self.actor_tools = self.actor_tools or pinned.get("actor_tools")
+
+    def resuming(self, row: RunRow) -> WorkspaceSession:
+        """A session like this one, over the same journal, that resumes `row` with its pinned agent
+        where this one gives none (this session is left as it is, for the other runs it serves)."""
+        session = copy.copy(self)
+        session.use_pinned_agent(row)
+        return session
 
     def pin_of(self, port: AgentPort) -> dict:
         """What a run started with `port` from this session pins (`ports.factory.agent_pin`)."""

@@ -17,7 +17,7 @@ API over the workspace's journal, the live stream and the actions.
   actions, through the host paths `dwfc cancel|resume|set|answer` and the tools use
   (`host.amend.cancel_run` with reason `user`, `host.session.WorkspaceSession` resume,
   `host.configure.configure_run`, `ports.questions.write_answer`). A resumed run runs in this
-  process, on the viewer's engine (the agent is `--agent`'s; the model the one the run recorded);
+  process, on the viewer's engine (with the agent the run recorded, unless `--agent` names one);
   stopping the viewer stops it as `stopped(interrupted)`, resumable again.
 
 `security.TokenGuard` wraps everything (token, cookie, CSP).
@@ -38,7 +38,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from dwf.runtime.engine import Ceilings, Engine, StartError
+from dwf.runtime.engine import Ceilings, Engine, StartError, pinned_agent
 from dwf.runtime.host.amend import cancel_run
 from dwf.runtime.host.configure import ConfigureError, configure_run
 from dwf.runtime.host.run_views import RunLookupError, resolve_run, status_text
@@ -144,7 +144,7 @@ class Viewer:
     async def show_run(self, request: Request) -> Response:
         row = self._row(request)
         page = run_page(self.journal, row, self.artifacts)
-        page["can_resume"] = bool(self.agent)
+        page["can_resume"] = bool(self.agent or pinned_agent(row).get("spec"))
         return JSONResponse(page)
 
     async def show_node(self, request: Request) -> Response:
@@ -227,18 +227,20 @@ class Viewer:
         return JSONResponse({"ok": True, "run_id": run.id, "status": "running"})
 
     def _resume(self, row):
-        if not self.agent:
-            raise ActionError("this viewer has no agent to resume runs with; start it with `dwfc ui --agent PORT`")
-        prepared = self.session.prepare_resume(row)  # the script and saved workflows pinned when it started
+        session = self.session.resuming(row)  # the agent it was approved with, unless `--agent` gives one
+        if not session.agent:
+            raise ActionError("this run records no agent (it is older than agent pins); start the viewer with "
+                              "`dwfc ui --agent PORT` to resume it")
+        prepared = session.prepare_resume(row)  # the script and saved workflows pinned when it started
         if prepared.program is None or prepared.problems:
             raise ActionError("; ".join(prepared.problems) or f"run {row.id} cannot be resumed")
-        model = self.session.resume_model(row)
+        model = session.resume_model(row)
         problems: list[str] = []
-        port = self.session.open_port(problems, model=model)
+        port = session.open_port(problems, model=model)
         if port is None or problems:
             raise ActionError("; ".join(problems), 400)
         try:
-            return self.session.start(self.engine, prepared, port, model=model)
+            return session.start(self.engine, prepared, port, model=model)
         except StartError as error:
             raise ActionError("the run was not resumed: " + "; ".join(error.problems)) from None
 

@@ -41,7 +41,7 @@ def workspace(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(workspace):
-    with viewer(workspace, "--agent", f"scripted:{workspace / 'slow.fixture.json'}") as urls:
+    with viewer(workspace) as urls:  # a resume uses the agent the run recorded
         yield urls
 
 
@@ -171,7 +171,7 @@ def test_cancel_set_concurrency_and_resume(page, server, workspace):
         assert (row["status"], row["stop_reason"], row["caps"]["max_concurrency"]) == ("stopped", "user", 3)
         shot(page, "cancelled")
 
-        page.locator("#resume").click()  # runs in the viewer's process, with its --agent
+        page.locator("#resume").click()  # runs in the viewer's process, with the agent the run recorded
         expect(page.locator("#toast")).not_to_have_class("toast bad")
         expect(page.locator(".run-head .badge").first).to_have_text("completed", timeout=20_000)
         expect(page.locator(".result")).to_have_text('"rested"')

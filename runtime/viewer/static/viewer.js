@@ -164,7 +164,7 @@ function drawActions(box, run) {
   }
   if (run.status === "stopped" && run.resumable) {
     actions.append(el("button", {id: "resume", disabled: !run.can_resume,
-      title: run.can_resume ? "" : "start dwfc ui with --agent PORT to resume runs",
+      title: run.can_resume ? "" : "this run records no agent: start dwfc ui with --agent PORT to resume it",
       onclick: () => perform("/api/runs/" + encodeURIComponent(run.id) + "/resume", {}, "Resuming…")}, "Resume"));
   }
   if (run.status === "running" || run.status === "stopped") {

@@ -5,6 +5,7 @@
 - `snippet.py`: snippet mode, the dialect of `dwfc eval` (`CompileOptions(snippet=True)`).
 - `source.py`: source files and spans (the one 0 -> 1 column conversion).
 - `parse.py`: stage 1, CPython's parser then libcst, positions resolved once.
+- `limits.py`: the size and nesting limits, checked over CPython's tree before libcst parses.
 - `diagnostics.py`: `Diagnostic` and the `DiagnosticSink` rules report into.
 - `rules/`: the rule catalogue, one class per diagnostic code.
 - `meta.py`: the meta block read as data and validated against its schema.
@@ -24,6 +25,6 @@ compile_source`).
 """
 
 __all__ = [
-    "checks", "compile", "diagnostics", "effect_rules", "ir", "lower", "meta", "parse", "plan", "render",
+    "checks", "compile", "diagnostics", "effect_rules", "ir", "limits", "lower", "meta", "parse", "plan", "render",
     "result", "ruledocs", "rules", "schemas", "snippet", "source", "version",
 ]

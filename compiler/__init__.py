@@ -15,6 +15,7 @@
 - `checks/`: checks over the lowered program (kinds, repeated actors, names not offered, `re` calls).
 - `ir.py`: the IR, its JSON form, its text dump and its hash.
 - `plan/`: the approval screen; it reads IR only.
+- `inert.py`: text from scripts, agents and files made inert for screens (control, bidi characters escaped).
 - `render.py`: diagnostics as text, JSON and SARIF, and the site table.
 - `ruledocs.py`: the generator of `docs/rules/`.
 - `version.py`: `COMPILER_VERSION`.
@@ -25,6 +26,6 @@ compile_source`).
 """
 
 __all__ = [
-    "checks", "compile", "diagnostics", "effect_rules", "ir", "limits", "lower", "meta", "parse", "plan", "render",
+    "checks", "compile", "diagnostics", "effect_rules", "inert", "ir", "limits", "lower", "meta", "parse", "plan", "render",
     "result", "ruledocs", "rules", "schemas", "snippet", "source", "version",
 ]

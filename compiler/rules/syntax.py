@@ -56,10 +56,11 @@ class SourceNotUtf8(Rule):
 class ScriptTooLarge(Rule):
     """
     ## What it does
-    Reports a script beyond the compiler's limits, checked before the script is parsed into
-    its syntax tree: a file larger than 1 MB (1,048,576 bytes of UTF-8), or code nested more
-    than 200 levels deep, counting each `and`/`or` of a chain as a level (`a and b and c` is
-    two), as the syntax tree nests them.
+    Reports a script beyond the compiler's limits: larger than 1 MB, or nested too deeply.
+
+    The limits are checked before the script is parsed into its syntax tree: at most 1 MB
+    (1,048,576 bytes of UTF-8), and at most 200 levels of nesting, counting each `and`/`or` of
+    a chain as a level (`a and b and c` is two), as the syntax tree nests them.
 
     ## Why is this bad?
     Past these limits the parser's memory and stack grow with the text until the process

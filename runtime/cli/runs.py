@@ -19,17 +19,17 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from dwf.compiler import render
+from dwf.compiler.inert import escape, screen
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
 from dwf.runtime.cli.options import (APPROVE, CEILINGS, CHANGED_CAPS, RERUN_AGENT, WORKSPACE, changed_caps,
                                      or_none, own_options, positive_int)
-from dwf.runtime.cli.progress import make_progress
+from dwf.runtime.cli.progress import dumps, make_progress
 from dwf.runtime.cli.usage import confirm, read_script, report_usage_problems, workspace_root
 from dwf.runtime.cli.run import question_port, settle, workspace_session
 from dwf.runtime.host import run_views
 from dwf.runtime.journal import control as service
 from dwf.runtime.journal.store import JournalError
 from dwf.runtime.statedir import StateDir
-from dwf.runtime.values.plain_json import dumps
 
 FOLLOW_POLL_S = 0.25
 
@@ -166,6 +166,7 @@ def cmd_runs(args) -> int:
     header = ("ID", "NAME", "STATUS", "STARTED", "DURATION", "ASKS", "TOKENS")
     table = [header] + [(r["id"], r["name"] or "-", run_views.status_text(r), (r["started"] or "-")[:19].replace("T", " "),
                          run_views.format_duration(r["duration_s"]), str(r["asks"]), f"{r['tokens']:,}") for r in rows]
+    table = [tuple(escape(cell) for cell in line) for line in table]  # names are the scripts'
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
     for line in table:
         sys.stdout.write("  ".join(cell.ljust(widths[i]) if i < 4 else cell.rjust(widths[i])
@@ -210,7 +211,7 @@ def cmd_show(args) -> int:
         out.append("  Result: " + dumps(data["result"]))
     elif data["error"]:
         out.append("  Error: " + str(data["error"]))
-    sys.stdout.write("\n".join(out) + "\n")
+    sys.stdout.write(screen("\n".join(out)) + "\n")  # titles, names, questions and errors are the run's
     return EXIT_OK
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Mapping
 
 from dwf.compiler import ir
+from dwf.compiler.inert import escape, flatten, inert_tree, screen
 from dwf.compiler.plan.text import render_text
 
 from dwf.runtime.engine import CalledSource, Ceilings, PreparedRun, resolve_caps, run_commands
@@ -66,8 +67,10 @@ def called_section(workflows: list[dict]) -> list[str]:
 
 
 def render_plan_text(plan: dict) -> str:
-    """The text view of a plan, with the section on the saved workflows it calls."""
-    return render_text(plan) + "".join(line + "\n" for line in called_section(plan.get("workflows") or []))
+    """The text view of a plan, with the section on the saved workflows it calls; every string
+    of it made inert (`compiler.inert`)."""
+    workflows = inert_tree(plan.get("workflows") or [], flatten)
+    return render_text(plan) + "".join(line + "\n" for line in called_section(workflows))
 
 
 def prepared_plan(prepared: PreparedRun) -> dict:
@@ -84,12 +87,12 @@ def plan_summary(prepared: PreparedRun, workspace: Path, *, agent: str | None, m
     workflows it calls, if any), then where and how this run will execute: the caps given, and
     any the host's `ceilings` lower (with the value asked for)."""
     lines = [render_plan_text(prepared_plan(prepared)).rstrip("\n"), "", "This run"]
-    lines.append(f"  Workspace: {Path(workspace).resolve()}")
-    lines.append(f"  Agent: {agent}")
+    lines.append(f"  Workspace: {escape(str(Path(workspace).resolve()))}")
+    lines.append(f"  Agent: {escape(str(agent))}")
     caps = caps_lines(prepared, max_concurrency=max_concurrency, budget=budget, ceilings=ceilings or Ceilings())
     if caps:
         lines.append("  Caps: " + ", ".join(caps))
-    return "\n".join(lines) + "\n\n"
+    return screen("\n".join(lines) + "\n\n")
 
 
 def caps_lines(prepared: PreparedRun, *, max_concurrency: int | None, budget: int | None,
@@ -118,7 +121,8 @@ def amend_summary(row: RunRow, prepared: PreparedRun, workspace: Path, *, agent:
     commands the amended run may execute (with the saved workflows it calls)."""
     live = " (it is running: it will be stopped as superseded)" if row.status == "running" else ""
     commands = ", ".join(sorted(prepared.commands)) or "none"
-    section = "".join(line + "\n" for line in called_section(called_entries(prepared.called, prepared.sources)))
-    return (f"Amend run {row.id} ({status_text(row)}){live}\n"
-            f"  Script: {prepared.path}\n  Workspace: {workspace}\n  Agent: {agent}\n  Commands: {commands}\n"
-            + section)
+    called = inert_tree(called_entries(prepared.called, prepared.sources), flatten)
+    section = "".join(line + "\n" for line in called_section(called))
+    return screen(f"Amend run {row.id} ({status_text(row)}){live}\n"
+                  f"  Script: {escape(str(prepared.path))}\n  Workspace: {escape(str(workspace))}\n"
+                  f"  Agent: {escape(str(agent))}\n  Commands: {escape(commands)}\n" + section)

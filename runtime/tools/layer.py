@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dwf.compiler.inert import escape, json_text, screen
 from dwf.compiler.plan.text import render_text
 
 from dwf.runtime.engine import Ceilings, Engine, PreparedRun, StartError, prepare
@@ -87,10 +88,11 @@ class _Source:
 
 
 def result_text(result: dict) -> str:
-    """What a model reads for a result: the error text when it failed, else the JSON."""
+    """What a model reads for a result: the error text when it failed, else the JSON; either made
+    inert (`compiler.inert`: control and bidi characters escaped), since a host may show it."""
     if not result.get("ok", True) and isinstance(result.get("error"), str):
-        return result["error"]
-    return dumps(result, indent=2)
+        return screen(result["error"])
+    return json_text(dumps(result, indent=2))
 
 
 class ToolLayer:
@@ -435,6 +437,7 @@ class ToolLayer:
         summary += f"; commands: {', '.join(commands)}" if commands else "; it runs no commands"
         if prepared.called:
             summary += "; it calls the saved workflows " + ", ".join(f"`{name}`" for name in prepared.called)
+        summary, text = escape(summary), screen(text)  # the name and commands are the script's
         run_args = prepared.args if runs else None
         return ApprovalRequest(tool, summary, text, {
             "name": prepared.name, "path": source.path, "args": run_args,

@@ -60,11 +60,12 @@ def add_parsers(commands) -> None:
     events.set_defaults(handler=cmd_events)
 
     resume = commands.add_parser(
-        "resume", help="continue a stopped run", parents=[RERUN_AGENT, CEILINGS, WORKSPACE],
+        "resume", help="continue a stopped run", parents=[RERUN_AGENT, CEILINGS, APPROVE, WORKSPACE],
         description="Continue a stopped run under the same id: finished asks, reads and commands replay from the "
                     "journal (zero tokens), unfinished ones run again, reports are not repeated. The script, args "
                     "and caps of the original run are kept; no approval is asked (the plan was approved when the "
-                    "run started). Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
+                    "run started) unless a person stopped the run or its journal was recorded in another "
+                    "workspace. Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
     resume.add_argument("run", metavar="RUN")
     resume.set_defaults(handler=cmd_resume)
 
@@ -334,12 +335,29 @@ def cmd_resume(args) -> int:
     port = session.open_port(problems, model=model)
     if problems:
         return report_usage_problems(problems)
+    if not _resume_approved(row, prepared, root, args):
+        return EXIT_USAGE
     progress = make_progress(args.progress)
     outcome = _execute_resume(session, prepared, port, progress, args, model)
     if isinstance(outcome, list):
         return report_usage_problems(outcome)
     progress.finish(outcome)
     return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
+
+
+def _resume_approved(row, prepared, root: Path, args) -> bool:
+    """A resume goes on without a prompt, since its plan was approved when it started, unless a
+    person stopped the run or its journal was recorded in another workspace: then the plan is
+    shown again and needs a yes (or `--yes`)."""
+    from dwf.runtime.host.approval import plan_summary, resume_needs_approval  # deferred: start-up
+
+    why = resume_needs_approval(row, root)
+    if why is None:
+        return True
+    if args.progress == "text" or not args.yes:
+        sys.stderr.write(f"Resume run {row.id}: {why}, so it needs your approval again.\n\n"
+                         + plan_summary(prepared, root, agent=args.agent))
+    return args.yes or confirm("Resume this run?", "pass --yes to approve the plan above without a prompt")
 
 
 def _execute_resume(session, prepared, port, progress, args, model):
@@ -357,7 +375,7 @@ def _questions(session, progress, args):
 
 
 def cmd_amend(args) -> int:
-    from dwf.runtime.host.approval import amend_summary  # deferred: start-up
+    from dwf.runtime.host.approval import amend_summary, approval_binding, check_unchanged  # deferred: start-up
     with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
     root = workspace_root(args)
@@ -377,10 +395,14 @@ def cmd_amend(args) -> int:
     port = session.open_port(problems)
     if problems:
         return report_usage_problems(problems)
+    binding = approval_binding(prepared, session.actor_tools)
     if args.progress == "text" or not args.yes:
         sys.stderr.write(amend_summary(row, prepared, root, agent=args.agent))
     if not args.yes and not confirm("Amend this run?", "pass --yes to approve"):
         return EXIT_USAGE
+    changed = check_unchanged(prepared, path, binding, session.actor_tools)
+    if changed is not None:  # edited while the person read the screen
+        return report_usage_problems([changed])
     progress = make_progress(args.progress)
     outcome = _execute_amend(session, row, prepared, port, progress, args, caps)
     if isinstance(outcome, list):

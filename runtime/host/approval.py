@@ -4,11 +4,22 @@ workflows the script calls (`plan_with_called`, `render_plan_text`), what `dwfc 
 CreateWorkflow show before a run (`plan_summary`; `caps_lines`: the caps given, and those the
 host's ceilings lower), and what `dwfc amend` and AmendWorkflow show before an amend
 (`amend_summary`). Each takes a `PreparedRun` and explicit values for the agent
-and the caps: the command set shown is the one the run will be held to.
+and the caps: the command set shown is the one the run will be held to. Every string of a
+screen is made inert (`compiler.inert`).
+
+What an approval covers (`approval_binding`, docs/security.md): the sha256 of the script and of
+each saved workflow it calls, the arguments, the command set and the actor tool set. A caller
+computes the binding when it shows the screen and checks it again just before the run starts
+(`check_unchanged`: the files are read again); any difference refuses the run with
+`SCRIPT_CHANGED`. A resume needs a fresh approval when a person stopped the run or when the
+journal was recorded in another workspace (`resume_needs_approval`, `workspace_identity`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import textwrap
 from pathlib import Path
 from typing import Mapping
@@ -126,3 +137,63 @@ def amend_summary(row: RunRow, prepared: PreparedRun, workspace: Path, *, agent:
     return screen(f"Amend run {row.id} ({status_text(row)}){live}\n"
                   f"  Script: {escape(str(prepared.path))}\n  Workspace: {escape(str(workspace))}\n"
                   f"  Agent: {escape(str(agent))}\n  Commands: {escape(commands)}\n" + section)
+
+
+# ---------------------------------------------------------------------------- what an approval covers
+
+SCRIPT_CHANGED = "the script changed since it was approved"
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def approval_binding(prepared: PreparedRun, actor_tools: str | None = None) -> str:
+    """The sha256 naming what a person approves for `prepared`: the script's text, the text of
+    each saved workflow it calls, the arguments, the command set (its argument rules are the
+    scripts' own, so the texts cover them) and the tool set its actors get (`--actor-tools`)."""
+    covered = {"script": _sha256(prepared.script),
+               "workflows": {name: _sha256(text or "") for name, text in sorted(prepared.workflows.items())},
+               "args": prepared.args, "commands": sorted(prepared.commands), "actor_tools": actor_tools or ""}
+    return _sha256(json.dumps(covered, sort_keys=True, ensure_ascii=True, default=str))
+
+
+def check_unchanged(prepared: PreparedRun, script_file: Path | None, approved: str,
+                    actor_tools: str | None = None) -> str | None:
+    """None when what was approved (`approved`, an `approval_binding`) is still what would run:
+    `prepared`'s binding, the script file (`script_file`, None for an inline script) and each
+    called workflow's file read again, unchanged; else `SCRIPT_CHANGED` with what changed."""
+    changed: list[str] = []
+    if approval_binding(prepared, actor_tools) != approved:
+        changed.append("what the run would execute")
+    files = [(str(script_file), prepared.script)] if script_file is not None else []
+    files += [(source.path, source.text) for source in prepared.sources.values() if source.path]
+    for path, text in files:
+        try:
+            now = Path(path).read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff")
+        except OSError:
+            now = None
+        if now != (text or "").lstrip("\ufeff"):
+            changed.append(path)
+    if not changed:
+        return None
+    return f"{SCRIPT_CHANGED} ({', '.join(changed)}); nothing ran: look at the plan again and approve it anew"
+
+
+def workspace_identity(root: Path) -> str:
+    """The identity a run records of its workspace: the folder's resolved path and its device
+    and inode, so a journal copied or moved to another folder is told apart."""
+    resolved = Path(root).resolve()
+    stat = os.stat(resolved)
+    return f"{resolved} (device {stat.st_dev}, inode {stat.st_ino})"
+
+
+def resume_needs_approval(row: RunRow, root: Path) -> str | None:
+    """Why resuming `row` in the workspace `root` needs a person's fresh approval, or None: a
+    person stopped it, or its journal recorded another workspace (a copied `state.db`)."""
+    if row.status == "stopped" and row.stop_reason == "user":
+        return f"run {row.id} was stopped by a person"
+    recorded = (row.caps or {}).get("workspace")
+    if recorded is not None and recorded != workspace_identity(root):
+        return f"run {row.id} was recorded in another workspace ({recorded})"
+    return None

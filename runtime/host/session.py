@@ -19,6 +19,7 @@ from typing import Callable, Iterator
 from dwf.runtime.engine import Ceilings, Engine, PreparedRun, Run, StartRequest, prepare, prepare_resume
 from dwf.runtime.engine.events import Listener
 from dwf.runtime.host.amend import amend, inherited_caps
+from dwf.runtime.host.approval import workspace_identity
 from dwf.runtime.host.saved import resolve_called
 from dwf.runtime.journal import control
 from dwf.runtime.journal.sqlite import SqliteJournal
@@ -154,7 +155,8 @@ class WorkspaceSession:
                            **self._ports(prepared, new_id, questions))
 
     def _ports(self, prepared: PreparedRun, run_id: str, questions: QuestionsFor | None) -> dict:
-        """The world, artifact store and question port of one run."""
-        return {"world": LocalWorld(self.root, allowed_commands=prepared.commands),
+        """The world, artifact store and question port of one run, and the workspace identity it records."""
+        return {"workspace": workspace_identity(self.root),
+                "world": LocalWorld(self.root, allowed_commands=prepared.commands),
                 "artifacts": ArtifactStore(self.root),
                 "questions": questions(run_id) if questions else FileQuestions(self.root, run_id)}

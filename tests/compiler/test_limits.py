@@ -65,3 +65,29 @@ def test_a_script_at_the_size_limit_is_compiled():
 ])
 def test_other_deep_nestings_are_diagnostics(text):
     assert codes(META + text + "\n") in (["DWF001"], ["DWF003"])
+
+
+def test_the_mcp_server_answers_a_crashing_script_with_a_diagnostic_and_keeps_serving(tmp_path):
+    # The script that killed the server before any approval (libcst's SIGSEGV) is now a
+    # rejected CreateWorkflow, and the same server answers the next call.
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "none.json").write_text('{"rules": []}')
+    bomb = META + "x = " + " and ".join(["a"] * 10_000) + "\n"
+    parameters = StdioServerParameters(
+        command=sys.executable, cwd=str(root), env={"DWF_HOME": str(tmp_path / "home")},
+        args=["-m", "dwf.runtime.cli", "mcp", "--workspace", str(root), "--agent", "scripted:none.json"])
+
+    async def main():
+        async with Client(parameters) as client:
+            rejected = await client.call_tool("CreateWorkflow", {"script": bomb})
+            listed = await client.call_tool("ListWorkflowRuns", {})
+        return rejected, listed
+
+    rejected, listed = anyio.run(main)
+    assert rejected.is_error and rejected.structured_content["status"] == "rejected"
+    assert "DWF003" in rejected.structured_content["error"]
+    assert not listed.is_error and listed.structured_content["total"] == 0

@@ -59,7 +59,7 @@ class ScriptTooLarge(Rule):
     Reports a script beyond the compiler's limits: larger than 1 MB, or nested too deeply.
 
     The limits are checked before the script is parsed into its syntax tree: at most 1 MB
-    (1,048,576 bytes of UTF-8), and at most 200 levels of nesting, counting each `and`/`or` of
+    (1,048,576 bytes of UTF-8), and at most 2,000 levels of nesting, counting each `and`/`or` of
     a chain as a level (`a and b and c` is two), as the syntax tree nests them.
 
     ## Why is this bad?

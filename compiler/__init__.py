@@ -5,6 +5,7 @@
 - `snippet.py`: snippet mode, the dialect of `dwfc eval` (`CompileOptions(snippet=True)`).
 - `source.py`: source files and spans (the one 0 -> 1 column conversion).
 - `parse.py`: stage 1, CPython's parser then libcst, positions resolved once.
+- `limits.py`: the size and nesting limits, checked over CPython's tree before libcst parses.
 - `diagnostics.py`: `Diagnostic` and the `DiagnosticSink` rules report into.
 - `rules/`: the rule catalogue, one class per diagnostic code.
 - `meta.py`: the meta block read as data and validated against its schema.
@@ -14,6 +15,7 @@
 - `checks/`: checks over the lowered program (kinds, repeated actors, names not offered, `re` calls).
 - `ir.py`: the IR, its JSON form, its text dump and its hash.
 - `plan/`: the approval screen; it reads IR only.
+- `inert.py`: text from scripts, agents and files made inert for screens (control, bidi characters escaped).
 - `render.py`: diagnostics as text, JSON and SARIF, and the site table.
 - `ruledocs.py`: the generator of `docs/rules/`.
 - `version.py`: `COMPILER_VERSION`.
@@ -24,6 +26,6 @@ compile_source`).
 """
 
 __all__ = [
-    "checks", "compile", "diagnostics", "effect_rules", "ir", "lower", "meta", "parse", "plan", "render",
+    "checks", "compile", "diagnostics", "effect_rules", "inert", "ir", "limits", "lower", "meta", "parse", "plan", "render",
     "result", "ruledocs", "rules", "schemas", "snippet", "source", "version",
 ]

@@ -1,6 +1,8 @@
 """This module defines stage 1, parsing: libcst parses the text once, one `MetadataWrapper`
 (without the defensive deep copy, since the tree comes straight from the parser) resolves
-positions once, and a syntax error becomes exactly one `DWF001` at the right place."""
+positions once, and a syntax error becomes exactly one `DWF001` at the right place. Between the
+two, the limits of `compiler.limits` are checked over CPython's tree (a `DWF003`), so libcst
+never sees a text that could crash it."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from dwf.compiler.diagnostics import Diagnostic
-from .rules.syntax import SyntaxError_
+from dwf.compiler.limits import nesting_problem, size_problem
+from .rules.syntax import ScriptTooLarge, SyntaxError_
 from dwf.compiler.source import Span, SourceFile
 
 
@@ -31,10 +34,18 @@ def parse(source: SourceFile) -> ParsedModule | Diagnostic:
     # CPython's parser goes first. It is the authority on Python syntax (libcst accepts a few
     # things 3.11 rejects: repeated keyword arguments, 3.12 f-string forms), its messages are
     # the clearest, and it refuses absurd nesting with an error, where libcst's native parser
-    # would overflow the C stack and kill the process.
-    cpython = _cpython_syntax_error(source)
-    if cpython is not None:
+    # would overflow the C stack and kill the process. Over its tree, the limits that CPython's
+    # parser does not hold for libcst (size, `and`/`or` chains: `compiler.limits`).
+    too_large = size_problem(len(source.text.encode("utf-8", errors="surrogatepass")))
+    if too_large is not None:
+        return ScriptTooLarge.diagnostic(Span.point(1, 1), detail=too_large)
+    cpython = _cpython_tree(source)
+    if isinstance(cpython, Diagnostic):
         return cpython
+    too_deep = nesting_problem(cpython)
+    if too_deep is not None:
+        line, column, detail = too_deep
+        return ScriptTooLarge.diagnostic(Span.point(line, column), detail=detail)
     try:
         module = cst.parse_module(source.text)
     except (cst.ParserSyntaxError, cst.CSTValidationError) as error:  # the latter: `"a" b"b"`
@@ -52,9 +63,11 @@ def parse(source: SourceFile) -> ParsedModule | Diagnostic:
     return ParsedModule(source, wrapper.module, positions)
 
 
-def _cpython_syntax_error(source: SourceFile) -> Diagnostic | None:
+def _cpython_tree(source: SourceFile) -> ast.Module | Diagnostic:
+    """CPython's syntax tree of the text, or its syntax error as a `DWF001`."""
     try:
-        compile(source.text, source.path, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+        return compile(source.text, source.path, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+                       dont_inherit=True)
     except SyntaxError as error:
         line = min(max(1, error.lineno or 1), len(source.lines) + 1)
         return SyntaxError_.diagnostic(Span.point(line, max(1, error.offset or 1)), detail=error.msg.rstrip("."))
@@ -62,7 +75,6 @@ def _cpython_syntax_error(source: SourceFile) -> Diagnostic | None:
         return SyntaxError_.diagnostic(Span.point(1, 1), detail=str(error).rstrip("."))
     except (RecursionError, MemoryError) as error:
         return SyntaxError_.diagnostic(Span.point(1, 1), detail=f"the script is too deeply nested ({type(error).__name__})")
-    return None
 
 
 _LIBCST_LOCATION = re.compile(r"^(?:parser error: )?error at (\d+):(\d+): ")

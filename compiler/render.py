@@ -1,13 +1,15 @@
 """This module defines the renderings of compile results: concise lines, the full form with
 source line, carets and help, the JSON document of `dwfc check --format json`, SARIF 2.1.0 for
 editors and CI, and the site table of `dwfc check --sites`. Rendering never changes a
-diagnostic; positions are already 1-based."""
+diagnostic; positions are already 1-based. Text and JSON are made inert (`compiler.inert`): a
+script's control and bidi characters are shown as escapes, never sent to the terminal raw."""
 
 from __future__ import annotations
 
 import json
 
 from dwf.compiler import ir
+from dwf.compiler.inert import json_text, screen
 from dwf.compiler.result import CompileResult
 from dwf.compiler.diagnostics import Diagnostic
 from dwf.compiler.rules import all_rules
@@ -15,11 +17,12 @@ from dwf.compiler.version import COMPILER_VERSION
 
 
 def render_concise(result: CompileResult) -> str:
-    return "".join(f"{result.source.path}:{d.span.line}:{d.span.column}: {d.code} {d.message}\n" for d in result.diagnostics)
+    return screen("".join(f"{result.source.path}:{d.span.line}:{d.span.column}: {d.code} {d.message}\n"
+                          for d in result.diagnostics))
 
 
 def render_full(result: CompileResult) -> str:
-    return "".join(_full(result, d) for d in result.diagnostics)
+    return screen("".join(_full(result, d) for d in result.diagnostics))
 
 
 def _full(result: CompileResult, d: Diagnostic) -> str:
@@ -107,8 +110,8 @@ def render_sites(program: ir.Program) -> str:
         rows.append((site.id, site.op, f"{site.span.line}:{site.span.column}", who, where, site.detail or ""))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in rows]
-    return "\n".join(line.rstrip() for line in lines) + "\n"
+    return screen("\n".join(line.rstrip() for line in lines) + "\n")
 
 
 def dumps(data: dict) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"

@@ -82,6 +82,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
         self.in_except_type = False  # lowering the type of an `except` clause (where `BaseException` may be named)
         self.typing_names: dict[str, str] = {}
         self.type_aliases: set[str] = set()
+        self._module_kinds: dict[str, str] = {}  # top-level name -> its kind (`_module_binding_kind`)
 
     # ------------------------------------------------------------ helpers
 
@@ -215,7 +216,12 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
         while scope is not None:
             if name in scope.bindings:
                 if scope.kind == "module":
-                    return self._module_binding_kind(name, scope.bindings[name])
+                    # Every top-level binding is known before lowering starts: one answer per name
+                    # (a name bound n times would otherwise cost n per use, quadratic in the script).
+                    kind = self._module_kinds.get(name)
+                    if kind is None:
+                        kind = self._module_kinds[name] = self._module_binding_kind(name, scope.bindings[name])
+                    return kind
                 return ir.LOCAL if scope is self.scope else ir.FREE
             scope = scope.parent
         if name in F.FACADE_NAMES:

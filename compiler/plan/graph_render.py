@@ -16,6 +16,8 @@ import re
 import graphviz
 import networkx as nx
 
+from dwf.compiler.inert import flatten, screen
+
 FONT = "Helvetica,Arial,sans-serif"
 STEP_FILL = {"ask": "#dbeafe", "read": "#dcfce7", "run": "#fef3c7", "fold": "#e5e7eb"}
 CARD_FILL = {"actor": "#dbeafe", "workspace": "#fef3c7", "unknown": "#fee2e2", "other-actors": "#e5e7eb"}
@@ -47,7 +49,7 @@ def folded_note(graph: nx.DiGraph) -> str:
 def to_dot(graph: nx.DiGraph, phase_titles: dict | None = None) -> str:
     """DOT text of a causal, phase or hand-off graph."""
     kind = graph.graph["kind"]
-    name = graph.graph.get("name") or "workflow"
+    name = flatten(graph.graph.get("name") or "workflow")  # it is also a `//` comment: one line
     dot = graphviz.Digraph(name=f"{kind}", comment=f"{kind} graph of {name}",
                            graph_attr={"rankdir": "TB", "fontname": FONT, "fontsize": "11", "labelloc": "b",
                                        "label": _label(f"{kind} graph of {name}", folded_note(graph)),
@@ -66,7 +68,7 @@ def to_dot(graph: nx.DiGraph, phase_titles: dict | None = None) -> str:
         if attrs.get("back") and attrs["kind"] != "carry":
             style.update(EDGE_STYLE["carry"])
         dot.edge(u, v, **style)
-    return dot.source
+    return screen(dot.source)
 
 
 def _phase_dot(dot: graphviz.Digraph, graph: nx.DiGraph) -> None:
@@ -178,7 +180,7 @@ def to_mermaid(graph: nx.DiGraph, phase_titles: dict | None = None) -> str:
     note = folded_note(graph)
     if note:
         lines.append(f"  %% {note}")
-    return "\n".join(lines) + "\n"
+    return screen("\n".join(lines) + "\n")
 
 
 # ---------------------------------------------------------------- text
@@ -216,7 +218,7 @@ def to_text(graph: nx.DiGraph, phase_titles: dict | None = None) -> str:
     note = folded_note(graph)
     if note:
         out.append(note)
-    return "\n".join(out) + "\n"
+    return screen("\n".join(out) + "\n")
 
 
 RENDERERS = {"dot": to_dot, "mermaid": to_mermaid, "text": to_text}

@@ -15,6 +15,8 @@ import json
 import re
 from html import escape
 
+from dwf.compiler.inert import flatten, inert_tree, screen
+
 STYLE = """
 :root { color-scheme: light; --ink: #111827; --muted: #6b7280; --line: #e5e7eb; --accent: #4338ca; }
 * { box-sizing: border-box; }
@@ -61,7 +63,11 @@ def _plural(n: int, word: str) -> str:
 
 
 def render_html(plan: dict, svgs: dict[str, str]) -> str:
-    """The approval page of `plan`; `svgs` maps "phase", "causal" and "handoff" to SVG text."""
+    """The approval page of `plan`; `svgs` maps "phase", "causal" and "handoff" to SVG text.
+    Every string of the plan and the pictures is made inert first (`compiler.inert`): no bidi
+    override or control character reorders what the page shows."""
+    plan = inert_tree(plan, flatten)
+    svgs = {kind: screen(svg) for kind, svg in svgs.items()}
     e = escape
     counts = plan["counts"]
     parts = [

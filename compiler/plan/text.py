@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import textwrap
 
+from dwf.compiler.inert import flatten, inert_tree
 from dwf.compiler.plan.labels import one_line
 
 WIDTH = 80
@@ -31,6 +32,9 @@ def _plural(n: int, word: str) -> str:
 
 
 def render_text(plan: dict) -> str:
+    """The text of `plan`; every string of it is made inert first (`compiler.inert.flatten`): a
+    script's text can neither draw on the terminal nor start a line of the screen."""
+    plan = inert_tree(plan, flatten)
     out: list[str] = []
     out += _identity(plan)
     out += _arguments(plan)

@@ -53,6 +53,36 @@ class SourceNotUtf8(Rule):
     help = "re-save the script as UTF-8"
 
 
+class ScriptTooLarge(Rule):
+    """
+    ## What it does
+    Reports a script beyond the compiler's limits: larger than 1 MB, or nested too deeply.
+
+    The limits are checked before the script is parsed into its syntax tree: at most 1 MB
+    (1,048,576 bytes of UTF-8), and at most 2,000 levels of nesting, counting each `and`/`or` of
+    a chain as a level (`a and b and c` is two), as the syntax tree nests them.
+
+    ## Why is this bad?
+    Past these limits the parser's memory and stack grow with the text until the process
+    dies; a workflow script needs neither: the longest example is a few hundred lines.
+
+    ## Example
+    ```python
+    ready = a and b and c and ...  # 10,000 terms
+    ```
+
+    ## Use instead
+    ```python
+    ready = all([a, b, c, ...])
+    ```
+    """
+
+    code = "DWF003"
+    name = "script-too-large"
+    message = "The script is beyond the compiler's limits ({detail})"
+    help = "split the script (saved workflows called with `await workflow(name)`), or the expression (`all([...])`, helper variables)"
+
+
 class UnsupportedStatement(Rule):
     """
     ## What it does

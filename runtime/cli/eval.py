@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from dwf.compiler.inert import escape, screen
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, UsageError
 from dwf.runtime.cli.options import WORKSPACE, own_options
 from dwf.runtime.cli.usage import confirm, read_script
@@ -41,7 +42,7 @@ def cmd_eval(args) -> int:
 
     import dwf.compiler.render as render  # deferred: start-up
     from dwf.runtime.host.snippets import compile_snippet, eval_snippet  # deferred: start-up
-    from dwf.runtime.values.plain_json import dumps  # deferred: start-up
+    from dwf.runtime.cli.progress import dumps  # deferred: start-up (inert JSON for the terminal)
 
     source = _read_snippet(Path(args.file))
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
@@ -57,7 +58,7 @@ def cmd_eval(args) -> int:
 
     def show_log(message: str) -> None:
         if text_mode:
-            print(f"log: {message}", file=sys.stderr, flush=True)
+            print(screen(f"log: {message}"), file=sys.stderr, flush=True)
 
     # A rejected snippet comes back from eval_snippet without running, in the result's shape.
     result = anyio.run(lambda: eval_snippet(source, workspace, name=args.file, on_log=show_log))
@@ -67,9 +68,9 @@ def cmd_eval(args) -> int:
         sys.stdout.write(dumps(result.value, indent=2) + "\n")
     elif result.status == "rejected":
         sys.stderr.write(render.render_full(compiled) + render.summary_line([compiled]) + "\n")
-        print(f"dwfc: error: {result.error}", file=sys.stderr)
+        print(screen(f"dwfc: error: {result.error}"), file=sys.stderr)
     else:
-        print(result.traceback or f"dwfc: error: {result.error}", file=sys.stderr)
+        print(screen(result.traceback or f"dwfc: error: {result.error}"), file=sys.stderr)
     return EXIT_OK if result.status == "completed" else EXIT_ERRORS
 
 
@@ -85,6 +86,6 @@ def _read_snippet(path: Path) -> str:
 def _approved(commands: list[str], workspace: Path, args) -> bool:
     """Show the commands and get approval (mirrors `dwfc run`): True to go on."""
     if args.format == "text" or not args.yes:
-        listing = "".join(f"  {command}\n" for command in commands)
+        listing = "".join(f"  {escape(command)}\n" for command in commands)
         sys.stderr.write(f"This snippet may run these commands in {workspace.resolve()}:\n{listing}")
     return args.yes or confirm("Run these commands?", "pass --yes to allow the commands above without a prompt")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dwf.compiler.inert import screen
 from dwf.compiler.version import COMPILER_VERSION
 from dwf.runtime.cli import eval as cli_eval
 from dwf.runtime.cli import mcp as cli_mcp
@@ -40,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except (UsageError, StateDirError) as error:  # StateDirError: a `.dwf` that is a symlink, refused
-        print(f"dwfc: error: {error}", file=sys.stderr)
+        print(screen(f"dwfc: error: {error}"), file=sys.stderr)  # it may quote a script's names
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("dwfc: interrupted", file=sys.stderr)

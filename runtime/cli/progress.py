@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, TextIO
 
 from dwf.runtime.cli.usage import isatty
-from dwf.runtime.values.plain_json import dumps
+from dwf.compiler.inert import json_text, screen
+from dwf.runtime.values.plain_json import dumps as plain_dumps
 
 STATUS_INTERVAL_S = 0.4  # node status lines, at most one per interval
 LIVE_INTERVAL_S = 0.1  # redraws of the live status line
@@ -201,7 +202,7 @@ class TextProgress(Progress):
         if result.status == "completed":
             _write(self.stdout, dumps(result.value, indent=2) + "\n")
         elif result.status == "errored":
-            _write(self.stderr, (result.traceback or result.error or "the run failed") + "\n")
+            _write(self.stderr, screen(result.traceback or result.error or "the run failed") + "\n")
 
     def notice(self, message: str) -> None:
         self._line(message, prefix="dwfc: ")
@@ -231,7 +232,7 @@ class TextProgress(Progress):
 
     def _line(self, text: str, prefix: str = "") -> None:
         self._clear_live()
-        _write(self.stderr, prefix + text + "\n")
+        _write(self.stderr, screen(prefix + text) + "\n")  # names, labels and errors come from the script
         if self.live and not self.settled:
             self._redraw(force=True)
 
@@ -245,7 +246,7 @@ class TextProgress(Progress):
                 f"{asks.done} done" + (f", {asks.failed} failed" if asks.failed else "")
                 + f" | {self.tokens:,} tokens | {self._elapsed():.0f}s")
         width = shutil.get_terminal_size((100, 20)).columns - 1
-        _write(self.stderr, "\r\x1b[2K" + text[:max(10, width)])
+        _write(self.stderr, "\r\x1b[2K" + screen(text)[:max(10, width)])
         self.live_shown = True
 
     def _clear_live(self) -> None:
@@ -255,6 +256,12 @@ class TextProgress(Progress):
 
     def _elapsed(self) -> float:
         return 0.0 if self.started_at is None else self.clock() - self.started_at
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """JSON text of `value` for a terminal or a pipe (`plain_json.dumps`), made inert: a control
+    or bidi character of a script's or an agent's string is a `\\uXXXX` escape, never raw."""
+    return json_text(plain_dumps(value, **options))
 
 
 def make_progress(mode: str, stdout: TextIO | None = None, stderr: TextIO | None = None) -> Progress:

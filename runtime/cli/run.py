@@ -18,7 +18,7 @@ def cmd_run(args) -> int:
     """`dwfc run FILE|--saved NAME`: prepare the run (compile once, validate), approve, run headless (TOOLS §1, §4)."""
     import dwf.compiler.render as render  # deferred: start-up
     from dwf.runtime.cli.progress import dumps, make_progress  # deferred: start-up
-    from dwf.runtime.host.approval import plan_summary  # deferred: start-up
+    from dwf.runtime.host.approval import approval_binding, check_unchanged, plan_summary  # deferred: start-up
     from dwf.runtime.ports.agent_definitions import check_agent_types  # deferred: start-up
 
     path = _script_to_run(args)
@@ -53,11 +53,15 @@ def cmd_run(args) -> int:
     if problems:
         return report_usage_problems(problems)
 
+    binding = approval_binding(prepared, session.actor_tools)  # what the screen below shows
     if args.progress == "text" or not args.yes:
         sys.stderr.write(plan_summary(prepared, workspace, agent=args.agent, max_concurrency=args.max_concurrency,
                                       budget=args.budget, ceilings=session.ceilings))
     if not args.yes and not confirm("Run this workflow?", "pass --yes to approve the plan above without a prompt"):
         return EXIT_USAGE
+    changed = check_unchanged(prepared, path, binding, session.actor_tools)
+    if changed is not None:  # edited while the person read the plan
+        return report_usage_problems([changed])
 
     progress = make_progress(args.progress)
     outcome = _execute_run(session, prepared, port, progress, args)

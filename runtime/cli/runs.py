@@ -20,6 +20,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from dwf.compiler.inert import escape, screen
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
 from dwf.runtime.cli.options import (APPROVE, CEILINGS, CHANGED_CAPS, RERUN_AGENT, WORKSPACE, changed_caps,
                                      or_none, own_options, positive_int)
@@ -64,9 +65,10 @@ def add_parsers(commands) -> None:
                     "journal (zero tokens, no new events), unfinished ones run again, reports are not repeated, and "
                     "each actor continues its journaled conversation. The script, args, caps, agent port, models "
                     "and actor tool set of the original run are kept; no approval is asked (the plan was approved "
-                    "when the run started) unless --agent, --model or --actor-tools change them (another agent or "
-                    "model, or a wider tool set): then the changes are shown and --yes approves them. Exit 0 "
-                    "completed, 1 errored, 2 refused, 3 stopped.")
+                    "when the run started) unless a person stopped the run or its journal was recorded in another "
+                    "workspace (the plan is shown and asked for again), or --agent, --model or --actor-tools change "
+                    "what was approved (another agent or model, or a wider tool set): then the changes are shown "
+                    "and --yes approves them. Exit 0 completed, 1 errored, 2 refused, 3 stopped.")
     resume.add_argument("run", metavar="RUN")
     resume.set_defaults(handler=cmd_resume)
 
@@ -162,7 +164,7 @@ def _resolve(journal, reference: str):
 
 def cmd_runs(args) -> int:
     from dwf.runtime.host import run_views  # deferred: start-up
-    from dwf.runtime.values.plain_json import dumps  # deferred: start-up
+    from dwf.runtime.cli.progress import dumps  # deferred: start-up (inert JSON for the terminal)
 
     with _opened(args) as (journal, _):
         rows = [run_views.run_summary(journal, row) for row in journal.list_runs(args.limit)] if journal else []
@@ -175,6 +177,7 @@ def cmd_runs(args) -> int:
     header = ("ID", "NAME", "STATUS", "STARTED", "DURATION", "ASKS", "TOKENS")
     table = [header] + [(r["id"], r["name"] or "-", run_views.status_text(r), (r["started"] or "-")[:19].replace("T", " "),
                          run_views.format_duration(r["duration_s"]), str(r["asks"]), f"{r['tokens']:,}") for r in rows]
+    table = [tuple(escape(cell) for cell in line) for line in table]  # names are the scripts'
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
     for line in table:
         sys.stdout.write("  ".join(cell.ljust(widths[i]) if i < 4 else cell.rjust(widths[i])
@@ -184,7 +187,7 @@ def cmd_runs(args) -> int:
 
 def cmd_show(args) -> int:
     from dwf.runtime.host import run_views  # deferred: start-up
-    from dwf.runtime.values.plain_json import dumps  # deferred: start-up
+    from dwf.runtime.cli.progress import dumps  # deferred: start-up (inert JSON for the terminal)
 
     with _opened(args) as (journal, _):
         data = run_views.snapshot(journal, _resolve(journal, args.run))
@@ -222,7 +225,7 @@ def cmd_show(args) -> int:
         out.append("  Result: " + dumps(data["result"]))
     elif data["error"]:
         out.append("  Error: " + str(data["error"]))
-    sys.stdout.write("\n".join(out) + "\n")
+    sys.stdout.write(screen("\n".join(out)) + "\n")  # titles, names, questions and errors are the run's
     return EXIT_OK
 
 
@@ -230,7 +233,7 @@ def cmd_show(args) -> int:
 
 
 def _event_line(run_id: str, event: dict) -> str:
-    from dwf.runtime.values.plain_json import dumps  # deferred: start-up
+    from dwf.runtime.cli.progress import dumps  # deferred: start-up (inert JSON for the terminal)
 
     return dumps({"type": event["type"], "run_id": run_id, "seq": event["seq"], **(event["payload"] or {})})
 
@@ -368,12 +371,30 @@ def cmd_resume(args) -> int:
             anyio.run(port.close)
             raise UsageError("pass --yes to resume with these changes, or leave out --agent/--model/--actor-tools "
                              "to resume with the pinned ones")
+    if not _resume_approved(row, prepared, root, args):
+        anyio.run(port.close)
+        return EXIT_USAGE
     progress = make_progress(args.progress)
     outcome = _execute_resume(session, prepared, port, progress, args, model)
     if isinstance(outcome, list):
         return report_usage_problems(outcome)
     progress.finish(outcome)
     return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
+
+
+def _resume_approved(row, prepared, root: Path, args) -> bool:
+    """A resume goes on without a prompt, since its plan was approved when it started, unless a
+    person stopped the run or its journal was recorded in another workspace: then the plan is
+    shown again and needs a yes (or `--yes`)."""
+    from dwf.runtime.host.approval import plan_summary, resume_needs_approval  # deferred: start-up
+
+    why = resume_needs_approval(row, root)
+    if why is None:
+        return True
+    if args.progress == "text" or not args.yes:
+        sys.stderr.write(f"Resume run {row.id}: {why}, so it needs your approval again.\n\n"
+                         + plan_summary(prepared, root, agent=args.agent))
+    return args.yes or confirm("Resume this run?", "pass --yes to approve the plan above without a prompt")
 
 
 def _execute_resume(session, prepared, port, progress, args, model):
@@ -394,7 +415,7 @@ def _questions(session, progress, args):
 def cmd_amend(args) -> int:
     import dwf.compiler.render as render  # deferred: start-up
     from dwf.runtime.cli.progress import make_progress  # deferred: start-up
-    from dwf.runtime.host.approval import amend_summary  # deferred: start-up
+    from dwf.runtime.host.approval import amend_summary, approval_binding, check_unchanged  # deferred: start-up
 
     with _opened(args) as (journal, control):
         row = _resolve(journal, args.run)
@@ -418,10 +439,14 @@ def cmd_amend(args) -> int:
     port = session.open_port(problems)
     if problems:
         return report_usage_problems(problems)
+    binding = approval_binding(prepared, session.actor_tools)
     if args.progress == "text" or not args.yes:
         sys.stderr.write(amend_summary(row, prepared, root, agent=args.agent))
     if not args.yes and not confirm("Amend this run?", "pass --yes to approve"):
         return EXIT_USAGE
+    changed = check_unchanged(prepared, path, binding, session.actor_tools)
+    if changed is not None:  # edited while the person read the screen
+        return report_usage_problems([changed])
     progress = make_progress(args.progress)
     outcome = _execute_amend(session, row, prepared, port, progress, args, caps)
     if isinstance(outcome, list):

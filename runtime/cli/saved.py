@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from dwf.compiler.inert import escape
 from dwf.runtime.cli.check import compile_path
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, UsageError
 from dwf.runtime.cli.options import WORKSPACE, own_options
@@ -79,12 +80,12 @@ def cmd_save(args) -> int:
 
 def cmd_saved(args) -> int:
     """`dwfc saved`: the saved workflows, project ones first, as a table or a JSON array."""
-    from dwf.runtime.cli.progress import first_line  # deferred: start-up
+    from dwf.runtime.cli.progress import dumps, first_line  # deferred: start-up
     from dwf.runtime.host import saved as service  # deferred: start-up
 
     workflows = service.list_saved(workspace_root(args))
     if args.json:
-        sys.stdout.write(json.dumps([w.to_json() for w in workflows], ensure_ascii=False) + "\n")
+        sys.stdout.write(dumps([w.to_json() for w in workflows]) + "\n")
         return EXIT_OK
     if not workflows:
         print("no saved workflows; save one with `dwfc save FILE --scope project|global`", file=sys.stderr)
@@ -93,6 +94,7 @@ def cmd_saved(args) -> int:
     table = [header] + [(w.name, w.scope + (" (shadowed)" if w.shadowed else ""),
                          "(broken)" if w.description is None else first_line(w.description, DESCRIPTION_WIDTH),
                          describe_args(w.args)) for w in workflows]
+    table = [tuple(escape(cell) for cell in row) for row in table]  # descriptions are the scripts'
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
         sys.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from dwf.compiler.inert import screen
 from dwf.runtime.cli.exit_codes import EXIT_USAGE, UsageError
 
 _EXAMPLE = "'{\"name\": \"value\"}'"
@@ -62,7 +63,7 @@ def report_usage_problems(problems: list[str]) -> int:
     """report_usage_problems(problems): each problem as a `dwfc: error:` line on stderr; returns
     exit code 2."""
     for problem in problems:
-        print(f"dwfc: error: {problem}", file=sys.stderr)
+        print(screen(f"dwfc: error: {problem}"), file=sys.stderr)  # problems quote scripts' names
     return EXIT_USAGE
 
 

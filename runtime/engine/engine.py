@@ -109,8 +109,9 @@ def _caps(request: StartRequest, prepared: PreparedRun) -> Caps:
 
 
 def run_caps(request: StartRequest, stored: RunRow | None, resolved: Caps) -> dict:
-    """The caps a run records: the resolved ones, the model its agent port uses, and `given`, the
-    caps its caller chose (not meta's or the defaults), which an amend inherits."""
+    """The caps a run records: the resolved ones, the model its agent port uses, `given`, the
+    caps its caller chose (not meta's or the defaults), which an amend inherits, and the
+    identity of the workspace it last started in."""
     previous = (stored.caps or {}) if stored is not None else {}
     given = {*previous.get("given", ()), *(name for name in ("max_concurrency", "budget")
                                             if getattr(request, name) is not None)}
@@ -118,6 +119,9 @@ def run_caps(request: StartRequest, stored: RunRow | None, resolved: Caps) -> di
     model = request.model or previous.get("model")
     if model:
         caps["model"] = model
+    workspace = request.workspace or previous.get("workspace")
+    if workspace:
+        caps["workspace"] = workspace
     return caps
 
 

@@ -56,6 +56,9 @@ class StartRequest:
     # The agent port's default model, recorded in the run's caps so an amend or `dwfc set` keeps
     # it (the caller opened `agent_port` with it; the engine does not read it otherwise).
     model: str | None = None
+    # The identity of the workspace the run starts in, recorded in its caps (`host/approval.py`:
+    # a resume from a journal recorded elsewhere needs a fresh approval). None: not recorded.
+    workspace: str | None = None
     limits: Limits = field(default_factory=Limits)
     listeners: list[Listener] = field(default_factory=list)
     approved_commands: frozenset[str] | None = None  # None: the script's own command set is approved

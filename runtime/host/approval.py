@@ -4,17 +4,29 @@ workflows the script calls (`plan_with_called`, `render_plan_text`), what `dwfc 
 CreateWorkflow show before a run (`plan_summary`; `caps_lines`: the caps given, and those the
 host's ceilings lower), and what `dwfc amend` and AmendWorkflow show before an amend
 (`amend_summary`). Each takes a `PreparedRun` and explicit values for the agent
-and the caps: the command set shown is the one the run will be held to.
+and the caps: the command set shown is the one the run will be held to. Every string of a
+screen is made inert (`compiler.inert`).
+
+What an approval covers (`approval_binding`, docs/security.md): the sha256 of the script and of
+each saved workflow it calls, the arguments, the command set and the actor tool set. A caller
+computes the binding when it shows the screen and checks it again just before the run starts
+(`check_unchanged`: the files are read again); any difference refuses the run with
+`SCRIPT_CHANGED`. A resume needs a fresh approval when a person stopped the run or when the
+journal was recorded in another workspace (`resume_needs_approval`, `workspace_identity`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import textwrap
 from pathlib import Path
 from typing import Mapping
 
 from dwf.compiler import ir
 from dwf.compiler.plan.commands import command_uses, program_entries
+from dwf.compiler.inert import escape, flatten, inert_tree, screen
 from dwf.compiler.plan.text import render_text
 
 from dwf.runtime.engine import CalledSource, Ceilings, PreparedRun, resolve_caps, run_commands
@@ -70,8 +82,10 @@ def called_section(workflows: list[dict]) -> list[str]:
 
 
 def render_plan_text(plan: dict) -> str:
-    """The text view of a plan, with the section on the saved workflows it calls."""
-    return render_text(plan) + "".join(line + "\n" for line in called_section(plan.get("workflows") or []))
+    """The text view of a plan, with the section on the saved workflows it calls; every string
+    of it made inert (`compiler.inert`)."""
+    workflows = inert_tree(plan.get("workflows") or [], flatten)
+    return render_text(plan) + "".join(line + "\n" for line in called_section(workflows))
 
 
 def prepared_plan(prepared: PreparedRun) -> dict:
@@ -88,14 +102,14 @@ def plan_summary(prepared: PreparedRun, workspace: Path, *, agent: str | None, m
     workflows it calls, if any), then where and how this run will execute: the caps given, and
     any the host's `ceilings` lower (with the value asked for)."""
     lines = [render_plan_text(prepared_plan(prepared)).rstrip("\n"), "", "This run"]
-    lines.append(f"  Workspace: {Path(workspace).resolve()}")
-    lines.append(f"  Agent: {agent}")
+    lines.append(f"  Workspace: {escape(str(Path(workspace).resolve()))}")
+    lines.append(f"  Agent: {escape(str(agent))}")
     if prepared.commands:
         lines.append(f"  Sandbox: {run_sandbox(prepared).status()}")
     caps = caps_lines(prepared, max_concurrency=max_concurrency, budget=budget, ceilings=ceilings or Ceilings())
     if caps:
         lines.append("  Caps: " + ", ".join(caps))
-    return "\n".join(lines) + "\n\n"
+    return screen("\n".join(lines) + "\n\n")
 
 
 def run_sandbox(prepared: PreparedRun) -> Sandbox:
@@ -130,7 +144,68 @@ def amend_summary(row: RunRow, prepared: PreparedRun, workspace: Path, *, agent:
     commands the amended run may execute (with the saved workflows it calls)."""
     live = " (it is running: it will be stopped as superseded)" if row.status == "running" else ""
     commands = ", ".join(sorted(prepared.commands)) or "none"
-    section = "".join(line + "\n" for line in called_section(called_entries(prepared.called, prepared.sources)))
-    return (f"Amend run {row.id} ({status_text(row)}){live}\n"
-            f"  Script: {prepared.path}\n  Workspace: {workspace}\n  Agent: {agent}\n  Commands: {commands}\n"
-            + section)
+    called = inert_tree(called_entries(prepared.called, prepared.sources), flatten)
+    section = "".join(line + "\n" for line in called_section(called))
+    return screen(f"Amend run {row.id} ({status_text(row)}){live}\n"
+                  f"  Script: {escape(str(prepared.path))}\n  Workspace: {escape(str(workspace))}\n"
+                  f"  Agent: {escape(str(agent))}\n  Commands: {escape(commands)}\n" + section)
+
+
+# ---------------------------------------------------------------------------- what an approval covers
+
+SCRIPT_CHANGED = "the script changed since it was approved"
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def approval_binding(prepared: PreparedRun, actor_tools: str | None = None) -> str:
+    """The sha256 naming what a person approves for `prepared`: the script's text, the text of
+    each saved workflow it calls, the arguments, the command set (its argument rules are the
+    scripts' own, so the texts cover them) and the tool set its actors get (`--actor-tools`)."""
+    covered = {"script": _sha256(prepared.script),
+               "workflows": {name: _sha256(text or "") for name, text in sorted(prepared.workflows.items())},
+               "args": prepared.args, "commands": sorted(prepared.commands), "actor_tools": actor_tools or ""}
+    return _sha256(json.dumps(covered, sort_keys=True, ensure_ascii=True, default=str))
+
+
+def check_unchanged(prepared: PreparedRun, script_file: Path | None, approved: str,
+                    actor_tools: str | None = None) -> str | None:
+    """None when what was approved (`approved`, an `approval_binding`) is still what would run:
+    `prepared`'s binding, the script file (`script_file`, None for an inline script) and each
+    called workflow's file read again, unchanged; else `SCRIPT_CHANGED` with what changed."""
+    changed: list[str] = []
+    if approval_binding(prepared, actor_tools) != approved:
+        changed.append("what the run would execute")
+    files = [(str(script_file), prepared.script)] if script_file is not None else []
+    files += [(source.path, source.text) for source in prepared.sources.values() if source.path]
+    for path, text in files:
+        try:
+            now = Path(path).read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff")
+        except OSError:
+            now = None
+        if now != (text or "").lstrip("\ufeff"):
+            changed.append(path)
+    if not changed:
+        return None
+    return f"{SCRIPT_CHANGED} ({', '.join(changed)}); nothing ran: look at the plan again and approve it anew"
+
+
+def workspace_identity(root: Path) -> str:
+    """The identity a run records of its workspace: the folder's resolved path and its device
+    and inode, so a journal copied or moved to another folder is told apart."""
+    resolved = Path(root).resolve()
+    stat = os.stat(resolved)
+    return f"{resolved} (device {stat.st_dev}, inode {stat.st_ino})"
+
+
+def resume_needs_approval(row: RunRow, root: Path) -> str | None:
+    """Why resuming `row` in the workspace `root` needs a person's fresh approval, or None: a
+    person stopped it, or its journal recorded another workspace (a copied `state.db`)."""
+    if row.status == "stopped" and row.stop_reason == "user":
+        return f"run {row.id} was stopped by a person"
+    recorded = (row.caps or {}).get("workspace")
+    if recorded is not None and recorded != workspace_identity(root):
+        return f"run {row.id} was recorded in another workspace ({recorded})"
+    return None

@@ -24,7 +24,7 @@ from dwf.runtime.engine.compile_cache import CompileCache
 from dwf.runtime.engine.events import Listener
 from dwf.compiler.plan.commands import approved_arguments
 from dwf.runtime.host.amend import amend, inherited_caps
-from dwf.runtime.host.approval import run_sandbox
+from dwf.runtime.host.approval import run_sandbox, workspace_identity
 from dwf.runtime.host.saved import resolve_called
 from dwf.runtime.journal import control
 from dwf.runtime.journal.sqlite import SqliteJournal
@@ -183,8 +183,9 @@ class WorkspaceSession:
                            **self._ports(prepared, new_id, questions))
 
     def _ports(self, prepared: PreparedRun, run_id: str, questions: QuestionsFor | None) -> dict:
-        """The world, artifact store and question port of one run."""
-        return {"world": LocalWorld(self.root, allowed_commands=prepared.commands, sandbox=run_sandbox(prepared),
+        """The world, artifact store and question port of one run, and the workspace identity it records."""
+        return {"workspace": workspace_identity(self.root),
+                "world": LocalWorld(self.root, allowed_commands=prepared.commands, sandbox=run_sandbox(prepared),
                                     approved_arguments=approved_arguments([prepared.program, *prepared.called.values()])),
                 "artifacts": ArtifactStore(self.root),
                 "questions": questions(run_id) if questions else FileQuestions(self.root, run_id)}

@@ -45,6 +45,9 @@ class ApprovalRequest:
     summary: str  # one line
     text: str  # the plan as a person reads it (the approval screen of TOOLS §2)
     details: dict = field(default_factory=dict)  # JSON: commands, args, workspace, ...
+    # What the approval covers (`host/approval.approval_binding`): a host that answers on a
+    # later call (MCP's retry) holds its answer to this, never to the call's arguments alone.
+    binding: str = ""
 
     def to_json(self) -> dict:
         return {"tool": self.tool, "summary": self.summary, "text": self.text, "details": self.details}

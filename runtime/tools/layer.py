@@ -25,7 +25,13 @@ Approval (TOOLS §3 table): CreateWorkflow and SaveWorkflow always ask the appro
 EvalWorkflowSnippet asks when the snippet may run commands; AmendWorkflow asks unless the run
 was started by this layer, was not stopped by a user, and the new script runs no command beyond
 those approved for it (the last condition is ours: without it an amend could run commands no
-person approved).
+person approved); ResumeWorkflowRun asks when a person stopped the run or its journal was
+recorded in another workspace (`host/approval.resume_needs_approval`), so a client that cannot
+show approvals cannot resume such a run. An approval covers `ApprovalRequest.binding` (the
+sha256 of the script and the saved workflows it calls, the args, the commands and the actor
+tools): the files are read again after the answer, and any change refuses the call with "the
+script changed since it was approved". A `path` must lie inside the workspace (else a `$.path`
+error, and nothing is read).
 
 Each submitted script is prepared once (`host.session`, `engine.prepare`): it and the saved
 workflows it calls inline (`await workflow(name)`) compile once, before approval (an unknown,
@@ -41,12 +47,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dwf.compiler.inert import escape, json_text, screen
 from dwf.compiler.plan.text import render_text
 
 from dwf.runtime.engine import Ceilings, Engine, PreparedRun, StartError, prepare
 from dwf.runtime.host.amend import INHERITED_CAPS, cancel_run
 from dwf.runtime.host.configure import LIVE_CAPS, ConfigureError, configure_run
-from dwf.runtime.host.approval import called_entries, plan_summary, prepared_plan
+from dwf.runtime.host.approval import (called_entries, check_unchanged, plan_summary, prepared_plan, approval_binding,
+                                       resume_needs_approval)
 from dwf.runtime.host.drafts import DraftError, write_draft
 from dwf.runtime.host.run_views import RunLookupError, resolve_run, run_summary, snapshot, status_text
 from dwf.runtime.host.saved import (SavedWorkflowError, global_dir, list_saved, project_dir, read_saved_text,
@@ -85,15 +93,16 @@ class _Source:
 
     data: str | bytes  # a file's bytes are decoded by the compiler
     path: str  # shown in diagnostics and stored with the run
-    origin: str  # "script" | "path" | "saved"
+    origin: str  # "script" | "path" | "saved" | "stored" (a run's own script, resumed)
     draft: Path | None = None
 
 
 def result_text(result: dict) -> str:
-    """What a model reads for a result: the error text when it failed, else the JSON."""
+    """What a model reads for a result: the error text when it failed, else the JSON; either made
+    inert (`compiler.inert`: control and bidi characters escaped), since a host may show it."""
     if not result.get("ok", True) and isinstance(result.get("error"), str):
-        return result["error"]
-    return dumps(result, indent=2)
+        return screen(result["error"])
+    return json_text(dumps(result, indent=2))
 
 
 class ToolLayer:
@@ -205,6 +214,7 @@ class ToolLayer:
                                      summary=f"Run the workflow `{prepared.name}`")
         if not await self._approve(approver, request):
             return _not_approved("the workflow was not started")
+        self._check_unchanged(source, prepared, request)
         run = await self._start(prepared, **caps)
         return {"ok": True, "run_id": run.id, "status": "backgrounded", "name": prepared.name,
                 "path": source.path, **({"draft": str(source.draft)} if source.draft else {}),
@@ -237,6 +247,7 @@ class ToolLayer:
                                          preface=f"Amend run {row.id} ({status_text(row)}).{live}")
             if not await self._approve(approver, request):
                 return _not_approved("the run was not amended")
+            self._check_unchanged(source, prepared, request)
         port = self._port(model=caps["model"])
         try:
             run = await self.session.amend(self._engine, row, prepared, port, caps=caps)
@@ -312,6 +323,7 @@ class ToolLayer:
                                      runs=False)
         if not await self._approve(approver, request):
             return _not_approved("nothing was saved")
+        self._check_unchanged(source, prepared, request)
         try:
             saved = save_workflow(self.root, prepared.script, scope, arguments.get("name"),
                                   replace=bool(arguments.get("replace")))
@@ -353,6 +365,15 @@ class ToolLayer:
         if prepared.program is None:
             raise _Refusal(f"run {row.id} cannot be resumed: its script no longer compiles with this dwf; "
                            "amend it instead (AmendWorkflow)")
+        why = resume_needs_approval(row, self.root)
+        if why is not None:  # the approval given when it started no longer holds
+            source = _Source(prepared.script, prepared.path, "stored")
+            request = self._run_approval("ResumeWorkflowRun", source, prepared, {},
+                                         summary=f"Resume run {row.id} ({status_text(row)}) of `{prepared.name}`",
+                                         preface=f"Resume run {row.id} ({status_text(row)}): {why}, so it needs "
+                                                 "your approval again.")
+            if not await self._approve(approver, request):
+                return _not_approved("the run was not resumed")
         run = await self._start(prepared, model=self.session.resume_model(row))
         return {"ok": True, "run_id": run.id, "status": "backgrounded", "resumed": True,
                 "message": "The run continues in the background; follow it with GetWorkflowRun."}
@@ -398,8 +419,7 @@ class ToolLayer:
                 raise _Refusal(str(error)) from None
             return _Source(text, str(draft), origin, draft)
         if origin == "path":
-            path = Path(arguments["path"]).expanduser()
-            path = path if path.is_absolute() else self.root / path
+            path = self._inside_workspace(arguments["path"])
             try:
                 return _Source(path.read_bytes(), str(path), origin)
             except OSError as error:
@@ -410,6 +430,25 @@ class ToolLayer:
         except SavedWorkflowError as error:
             raise _Refusal(str(error) + " (ListSavedWorkflows lists them)") from None
         return _Source(text, str(path), origin)
+
+    def _inside_workspace(self, given: str) -> Path:
+        """The file `given` (relative to the workspace, or absolute) names, resolved, when it lies
+        inside the workspace; else a `$.path` refusal, before anything is read."""
+        path = Path(given)
+        resolved = (path if path.is_absolute() else self.root / path).resolve()
+        if given.startswith("~") or not resolved.is_relative_to(self.root):
+            raise _Refusal(f"invalid input: $.path: {escape(given)!r} is outside the workspace {self.root}; give a "
+                           "*.dwf.py file inside it (relative paths are relative to the workspace). Nothing was read.",
+                           problems=["$.path: outside the workspace"])
+        return resolved
+
+    def _check_unchanged(self, source: _Source, prepared: PreparedRun, request: ApprovalRequest) -> None:
+        """Refuse (`SCRIPT_CHANGED`) when what would start is not what was approved: the file
+        behind `path`/`saved` or a called workflow's file was edited while the person looked."""
+        script_file = Path(source.path) if source.origin in ("path", "saved") else None
+        problem = check_unchanged(prepared, script_file, request.binding, self.actor_tools)
+        if problem is not None:
+            raise _Refusal(problem[0].upper() + problem[1:] + ".", status="not_approved")
 
     def _prepare(self, source: _Source, args: dict | None, *, rejected: str = "", called: bool = True,
                  given: tuple[str, ...] | None = None) -> PreparedRun:
@@ -443,8 +482,9 @@ class ToolLayer:
         summary += f"; commands: {', '.join(commands)}" if commands else "; it runs no commands"
         if prepared.called:
             summary += "; it calls the saved workflows " + ", ".join(f"`{name}`" for name in prepared.called)
+        summary, text = escape(summary), screen(text)  # the name and commands are the script's
         run_args = prepared.args if runs else None
-        return ApprovalRequest(tool, summary, text, {
+        return ApprovalRequest(tool, summary, text, binding=approval_binding(prepared, self.actor_tools), details={
             "name": prepared.name, "path": source.path, "args": run_args,
             "commands": commands, "workspace": str(self.root), "agent": self.agent,
             **({"workflows": called_entries(prepared.called, prepared.sources)} if prepared.called else {}),

@@ -21,8 +21,10 @@ elicitation capability (form mode) cannot show the plan, so such a call is refus
 - 2026-07-28 (per-request envelopes, no server-initiated requests): the call answers with an
   `InputRequiredResult` carrying the elicitation and an opaque `request_state`; the client asks
   the person and calls again with the response. The state is a random token naming a pending
-  approval held here, bound to the tool name and a hash of its arguments, used once: a retry
-  with other arguments, or a forged or replayed token, is asked again rather than trusted.
+  approval held here, bound to the tool name, a hash of its arguments and the content the
+  person was shown (`ApprovalRequest.binding`), used once: a retry with other arguments, or a
+  forged or replayed token, is asked again rather than trusted, and a retry whose script (the
+  file behind `path=` or `saved=`, a called workflow) changed since the prompt is refused.
 
 Runs report back: while it serves, the server watches every run of the workspace
 (`host/watch.py`) and pushes notices — a run finished, an actor asked a question, a run stalled
@@ -61,6 +63,7 @@ from dwf.grammar import language_guide
 
 from dwf.runtime.engine import Ceilings
 from dwf.runtime.host.watch import DEFAULT_STALL_AFTER_S
+from dwf.runtime.host.approval import SCRIPT_CHANGED
 from dwf.runtime.tools.definitions import ApprovalPending, ApprovalRequest, ApprovalUnavailable, Approver, approve_all
 from dwf.runtime.tools.layer import ToolLayer, result_text
 from dwf.runtime.tools.notices import CHANNEL_CAPABILITY, RUN_TEMPLATE, RUNS_RESOURCE, NoticeDelivery
@@ -110,7 +113,8 @@ class McpToolServer:
         self.tools = tools
         self.approve = approve
         self.notices = NoticeDelivery(tools)
-        self._pending: OrderedDict[str, str] = OrderedDict()  # token -> fingerprint of the call awaiting it
+        # token -> (fingerprint of the call awaiting it, binding of the content shown)
+        self._pending: OrderedDict[str, tuple[str, str]] = OrderedDict()
         self.server = Server("dwf", version=COMPILER_VERSION, title="DWF workflows", instructions=INSTRUCTIONS,
                              on_list_tools=self._list_tools, on_call_tool=self._call_tool,
                              on_list_resources=_list_resources, on_list_resource_templates=_list_resource_templates,
@@ -192,12 +196,16 @@ class McpToolServer:
         fingerprint = _fingerprint(params.name, params.arguments or {})
         token = params.request_state
         responses = params.input_responses or {}
-        if token is not None and self._pending.get(token) == fingerprint and APPROVAL_KEY in responses:
+        pending = self._pending.get(token) if token is not None else None
+        if pending is not None and pending[0] == fingerprint and APPROVAL_KEY in responses:
             del self._pending[token]
+            if pending[1] != request.binding:  # the same call, but not what the person was shown
+                raise ApprovalUnavailable(f"{SCRIPT_CHANGED}: the script or a workflow it calls was edited after "
+                                          "the plan was shown; call again to see the new plan.")
             response = responses[APPROVAL_KEY]
             return isinstance(response, types.ElicitResult) and _approved(response)
         token = secrets.token_urlsafe(24)
-        self._pending[token] = fingerprint
+        self._pending[token] = (fingerprint, request.binding)
         while len(self._pending) > MAX_PENDING_APPROVALS:
             self._pending.popitem(last=False)
         raise _InputNeeded(token, request)

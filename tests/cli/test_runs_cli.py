@@ -131,8 +131,8 @@ def test_cancel_from_another_process_stops_a_live_run(workspace, tmp_path):
     again = dwfc("cancel", result["run_id"], cwd=workspace)
     assert again.returncode == 2 and "not running" in again.stderr
 
-    resumed = dwfc("resume", result["run_id"], "--agent", "scripted:fast.json", "--progress", "json",
-                   cwd=workspace, call_log=log)
+    resumed = dwfc("resume", result["run_id"], "--agent", "scripted:fast.json", "--progress", "json", "--yes",
+                   cwd=workspace, call_log=log)  # stopped by a person: approved again (issue #19)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["value"] == ["A", "B", "C"]
     assert calls(log) == ["first", "second", "third", "third"]
@@ -238,7 +238,8 @@ def test_two_processes_resuming_the_same_run_cannot_both_win(workspace, tmp_path
                 conn.execute("UPDATE dwf_run SET status = 'stopped', stop_reason = 'user' WHERE id = ?", (row["id"],))
                 conn.execute("UPDATE dwf_node SET status = 'running' WHERE run_id = ? AND actor = 'third'", (row["id"],))
         logs = [tmp_path / f"resume{attempt}-{i}.log" for i in range(2)]
-        both = [subprocess.Popen([str(DWFC), "resume", row["id"], "--agent", "scripted:medium.json", "--progress", "json"],
+        both = [subprocess.Popen([str(DWFC), "resume", row["id"], "--agent", "scripted:medium.json", "--progress", "json",
+                                  "--yes"],
                                  cwd=workspace, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  text=True, env=env(logs[i])) for i in range(2)]
         outcomes = [(p.wait(timeout=30), *p.communicate()) for p in both]
@@ -336,7 +337,8 @@ def test_set_raises_a_live_runs_concurrency_at_once_and_records_caps_for_a_resum
     run_id = json.loads(out)["run_id"]
     recorded = dwfc("set", run_id, "--max-concurrency", "2", "--model", "model-b", cwd=workspace)
     assert recorded.returncode == 0 and "its resume or amend uses max concurrency 2, model model-b" in recorded.stderr
-    resumed = dwfc("resume", run_id, "--agent", "scripted:fast.json", "--progress", "stream-json", cwd=workspace)
+    resumed = dwfc("resume", run_id, "--agent", "scripted:fast.json", "--progress", "stream-json", "--yes",
+                   cwd=workspace)
     assert resumed.returncode in (0, 1), resumed.stderr
     events = [json.loads(line).get("event") or {} for line in resumed.stdout.splitlines()]
     started = next(event for event in events if event.get("type") == "run-started")

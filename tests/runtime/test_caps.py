@@ -154,6 +154,8 @@ async def test_the_tool_layer_holds_runs_to_its_ceilings(tmp_path, monkeypatch):
             while (await tools.call("GetWorkflowRun", {"run": started["run_id"]}))["status"] == "running":
                 await anyio.sleep(0.02)
         row = tools.journal.get_run(started["run_id"])
+    workspace = row.caps.pop("workspace")  # the workspace identity a resume checks (issue #19)
+    assert workspace.startswith(str(tmp_path.resolve())) and "inode" in workspace
     assert row.status == "completed" and row.caps == {"max_concurrency": 4, "max_agents": 20, "budget": None,
                                                       "given": ["max_concurrency"]}
     [request] = requests

@@ -96,7 +96,7 @@ def test_dwfc_run_amend_and_resume_compile_each_script_once(workspace, compiles,
     journal.close()
     compiles.clear()
     without_cache(workspace)
-    resumed = cli.main(["resume", amended["run_id"], "--agent", "scripted:fixture.json", "--progress", "json"])
+    resumed = cli.main(["resume", amended["run_id"], "--agent", "scripted:fixture.json", "--progress", "json", "--yes"])
     assert resumed == 0, capsys.readouterr()
     assert compiles == {f"<run {amended['run_id']}>": 1, "<saved workflow greet>": 1}  # the pinned scripts
 

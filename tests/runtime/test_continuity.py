@@ -87,7 +87,7 @@ def test_dwfc_events_shows_a_resumed_runs_node_events_once(tmp_path):
     before = dwfc("events", run_id).stdout
     with SqliteJournal(workspace / ".dwf" / "state.db") as journal:
         journal.update_run(run_id, status="stopped", stop_reason="user")
-    resumed = dwfc("resume", run_id, "--agent", f"scripted:{fixture}", "--progress", "json")
+    resumed = dwfc("resume", run_id, "--agent", f"scripted:{fixture}", "--progress", "json", "--yes")  # a person stopped it: approve again (#19)
     assert resumed.returncode == 0, resumed.stderr
     after = dwfc("events", run_id).stdout
     lines = lambda text: [line for line in text.splitlines() if "node-" in line]
@@ -210,8 +210,10 @@ def test_question_ids_carry_the_whole_run_id_and_the_ask(tmp_path):
     asked: list[str] = []
 
     class Owner:
-        async def ask_owner(self, question_id, actor, question, context):
+        async def ask_owner(self, question_id, actor, question, context, *, posted=None):
             asked.append(question_id)
+            if posted is not None:
+                posted()
             return "yes"
 
     fixture = {"rules": [], "default": {"escalate": "May I?"}}

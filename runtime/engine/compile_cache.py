@@ -8,7 +8,7 @@ script (not a snippet): its diagnostics (warnings are shown again on a hit; a sc
 is cached too, so `dwfc check` of an unchanged broken file is as quick) and its IR `Program`, as
 the IR's own JSON form (`ir.to_json`, read back by `ir.from_json`), never pickle. The file is
 
-    dwf-compile-cache 1 <HMAC-SHA256 of the payload, hex>\\n<payload: canonical JSON>
+    dwf-compile-cache 2 <HMAC-SHA256 of the payload, hex>\\n<payload: JSON, in the script's order>
 
 and the payload repeats what the entry is for: the compiler fingerprint and the sha256 of the
 source text. The program's display path is left out (the same text under two names is one
@@ -50,7 +50,7 @@ from dwf.runtime.statedir import PRIVATE_MODE, StateDir, dwf_home, write_atomic
 if TYPE_CHECKING:
     from dwf.compiler.result import CompileResult
 
-MAGIC = b"dwf-compile-cache 1 "
+MAGIC = b"dwf-compile-cache 2 "
 KEY_NAME = "cache.key"
 KEY_BYTES = 32
 INTERNAL_ERROR = "DWF901"  # `compiler.rules.internal.InternalError`, named without importing the rules
@@ -192,7 +192,7 @@ def _mac(key: bytes, payload: bytes) -> bytes:
 
 
 def _payload(text: str, result: CompileResult) -> bytes:
-    from dwf.compiler.ir import canonical_json, to_json  # deferred: start-up
+    from dwf.compiler.ir import to_json  # deferred: start-up
 
     program = None
     if result.program is not None:
@@ -200,7 +200,9 @@ def _payload(text: str, result: CompileResult) -> bytes:
         program["path"] = ""
     data = {"fingerprint": fingerprint(), "source_sha256": source_sha256(text),
             "diagnostics": [d.to_json() for d in result.diagnostics], "program": program}
-    return canonical_json(data).encode("utf-8")
+    # Not canonical (sorted) JSON: the order of meta's args, phases and schema properties is the
+    # script's, and a hit must give exactly what a compile gives. The HMAC covers these bytes.
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def _result_from_payload(data: dict, text: str, path: str) -> CompileResult | None:

@@ -24,7 +24,8 @@ absolute directories outside any workspace that the person who starts `dwfc` lis
 `DWF_COMMAND_PATH` (a virtualenv's `bin/`, say), never the caller's `PATH` (an empty entry there
 meant the workspace), never relative (`./tool`), never inside the workspace; an absolute path
 outside the workspace is used as given (the person approved that literal path). The directories
-of `DWF_COMMAND_PATH` are bound read-only into the sandbox (one under `/tmp` would be hidden).
+of `DWF_COMMAND_PATH`, and the program's own, are bound read-only into the sandbox, with the
+installation a `bin/` belongs to (`installations`): one under `/tmp` would be hidden.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ class Sandbox:
             wrapped += ["--tmpfs", "/tmp"]  # a read-only run (git reads) sees /tmp read-only, like all else
         if self.network:
             wrapped.append("--share-net")
-        for directory in extra_directories():
+        for directory in installations(argv[0]):
             wrapped += ["--ro-bind", directory, directory]
         root = str(writable) if writable is not None else None
         home = os.path.expanduser("~")
@@ -115,6 +116,16 @@ def extra_directories() -> list[str]:
     """The directories of `DWF_COMMAND_PATH` that count: absolute, existing, not `/` itself."""
     entries = os.environ.get(COMMAND_PATH_VARIABLE, "").split(os.pathsep)
     return [e for e in dict.fromkeys(entries) if e.startswith("/") and e != "/" and os.path.isdir(e)]
+
+
+def installations(program: str) -> list[str]:
+    """What must stay visible, read-only, for the program and the `DWF_COMMAND_PATH` directories to
+    run: each such directory, or the installation it is the `bin/` of (a virtualenv's `lib/` holds
+    what its `bin/python` imports); this matters when they lie under `/tmp`, which the sandbox
+    replaces with an empty tmpfs (a checkout in `/tmp` with its `.venv`)."""
+    folders = [*extra_directories(), *([os.path.dirname(program)] if program.startswith("/") else [])]
+    roots = [os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder for folder in folders]
+    return [root for root in dict.fromkeys(roots) if root not in ("", "/") and os.path.isdir(root)]
 
 
 def command_path() -> str:

@@ -315,3 +315,25 @@ def test_the_approval_screen_shows_leading_arguments_and_marks_code():
         {"name": "git", "uses": ["git diff --stat …"], "runs": None},
         {"name": "python3", "uses": ["python3 -c print(1)"], "runs": "runs arbitrary code (`-c`)"}]
     assert plan["network"] is False
+
+
+@pytest.mark.anyio
+async def test_an_installation_under_tmp_stays_visible_inside_the_sandbox(tmp_path, monkeypatch):
+    # The sandbox's /tmp is an empty tmpfs; a checkout in /tmp runs its .venv's programs, which
+    # import from the installation's lib/, not from bin/ alone.
+    assert str(tmp_path).startswith("/tmp/")
+    installation = tmp_path / "install"
+    (installation / "bin").mkdir(parents=True)
+    (installation / "lib").mkdir()
+    (installation / "lib" / "data.txt").write_text("from lib\n")
+    tool = installation / "bin" / "tool"
+    tool.write_text(f"#!/bin/sh\ncat {installation / 'lib' / 'data.txt'}\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("DWF_COMMAND_PATH", str(installation / "bin"))
+    root = tmp_path / "ws"
+    root.mkdir()
+    w = LocalWorld(root, allowed_commands=frozenset({"tool", str(tool)}))
+    by_name = await w.run("tool", [])
+    by_path = await w.run(str(tool), [])
+    assert (by_name.get("exit_code"), by_name.get("stdout")) == (0, "from lib\n"), by_name.get("stderr")
+    assert (by_path.get("exit_code"), by_path.get("stdout")) == (0, "from lib\n"), by_path.get("stderr")

@@ -98,6 +98,15 @@ def test_a_hit_gives_what_a_fresh_compile_gives(cache):
     assert renamed.program.path == "other/name.dwf.py" and renamed.source.path == "other/name.dwf.py"
 
 
+def test_a_hit_keeps_the_order_the_script_declares(cache):
+    script = ('meta = {"name": "order", "description": "Args in the script\'s order.",\n'
+              '        "args": {"zeta": {"type": "string"}, "alpha": {"type": "integer"}, "mid": {"type": "json"}}}\n'
+              'return args["zeta"]\n')
+    cache.compile(script, "order.dwf.py")
+    loaded = cache.load(script, "order.dwf.py", key_of(cache))
+    assert list(loaded.program.meta["args"]) == ["zeta", "alpha", "mid"]  # not sorted: problems and help follow it
+
+
 def test_the_key_is_private_to_the_user_and_outside_the_workspace(cache, home):
     cache.compile(SCRIPT, "a.dwf.py")
     assert cache.key_file.parent == home

@@ -214,11 +214,13 @@ DEFINITIONS: tuple[ToolDefinition, ...] = (
     ToolDefinition(
         "ResumeWorkflowRun",
         "Continue a stopped run under the same id (not an errored or superseded one): finished asks, reads "
-        "and commands replay from the journal at zero cost and the rest runs again, with the script, args and "
-        "caps it was approved with. Do not resume a run the user stopped unless they ask. Returns {run_id, "
-        "status: \"backgrounded\"}.",
+        "and commands replay from the journal at zero cost and the rest runs again, with the script, args, "
+        "caps, agent and actor tools it was approved with (each actor continues its conversation). Do not "
+        "resume a run the user stopped unless they ask: such a run, or one whose journal was recorded in "
+        "another workspace, needs the person to approve its plan again. Returns {run_id, status: "
+        "\"backgrounded\"}.",
         _object({"run": _RUN}, ("run",)),
-        "never"),
+        "conditional"),
     ToolDefinition(
         "CancelWorkflowRun",
         "Stop a running run, as `stopped(model)`: in-flight asks and commands are cancelled, the finished work "

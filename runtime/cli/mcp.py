@@ -16,22 +16,20 @@ import sys
 from pathlib import Path
 
 from dwf.runtime.cli.exit_codes import EXIT_OK, UsageError
-from dwf.runtime.cli.options import CEILINGS, WORKSPACE, ceilings_of, positive_seconds
+from dwf.runtime.cli.options import CEILINGS, SERVED_AGENT, WORKSPACE, ceilings_of, positive_seconds
 
 
 def add_parsers(commands) -> None:
     """Add `mcp` to the subparsers object of the `dwfc` parser."""
     mcp = commands.add_parser(
-        "mcp", help="serve the workflow tools to a host agent over MCP stdio", parents=[CEILINGS, WORKSPACE],
+        "mcp", help="serve the workflow tools to a host agent over MCP stdio",
+        parents=[SERVED_AGENT, CEILINGS, WORKSPACE],
         description="Serve the DWF tool layer (CreateWorkflow, GetWorkflowRun, ...) over MCP on stdin/stdout. Runs "
                     "start in the background in the workspace; a live run stops as stopped(interrupted) when the "
                     "client disconnects (ResumeWorkflowRun or `dwfc resume` continues it).")
     mcp.add_argument("--agent", metavar="PORT",
                      help="the agent port of the runs: scripted:FIXTURE.json, anthropic[:MODEL] (needs "
                           "ANTHROPIC_API_KEY) or command:'CMD ARGS...'; without it workflows cannot run")
-    mcp.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
-    mcp.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
-                     help="the workspace tools --agent anthropic offers actors (default write)")
     mcp.add_argument("--approve", choices=("elicit", "auto"), default="elicit",
                      help="elicit: ask the person to approve each plan through MCP elicitation (calls are refused "
                           "when the client cannot show it); auto: approve everything, for hosts that gate every "

@@ -93,6 +93,11 @@ RERUN_AGENT.add_argument("--progress", choices=("text", "stream-json", "json"), 
                          help="as for `dwfc run`: text lines on stderr, stream-json NDJSON events, or json "
                               "(the result)")
 
+SERVED_AGENT = own_options()  # `dwfc mcp` and `dwfc ui`: how the runs they start use their `--agent`
+SERVED_AGENT.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
+SERVED_AGENT.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
+                          help="the workspace tools --agent anthropic offers actors (default write)")
+
 CEILINGS = own_options()  # `dwfc run`, `mcp`, `resume` and `amend`: what the operator lets any run have
 CEILINGS.add_argument("--max-agents", type=positive_int, metavar="N",
                       help="the most actors a run may start (default 1,000); a script's meta may ask for fewer, "

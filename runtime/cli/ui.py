@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from dwf.runtime.cli.exit_codes import EXIT_OK, UsageError
-from dwf.runtime.cli.options import CEILINGS, WORKSPACE, ceilings_of
+from dwf.runtime.cli.options import CEILINGS, SERVED_AGENT, WORKSPACE, ceilings_of
 
 SHUTDOWN_GRACE_S = 2  # open event streams are closed after this long
 
@@ -27,7 +27,7 @@ def add_parsers(commands) -> None:
     """Add `ui` to the subparsers object of the `dwfc` parser."""
     ui = commands.add_parser(
         "ui", help="serve the live run viewer (a local web page) for this workspace's runs",
-        parents=[CEILINGS, WORKSPACE],
+        parents=[SERVED_AGENT, CEILINGS, WORKSPACE],
         description="Serve a local web page that shows the workspace's runs live (phases, asks, actors, "
                     "reports, artifacts, questions, results) and can answer questions, cancel, resume and "
                     "change the concurrency of runs. It prints the URL, which carries a fresh access token; "
@@ -39,9 +39,6 @@ def add_parsers(commands) -> None:
     ui.add_argument("--agent", metavar="PORT",
                     help="the agent port runs resumed from the page use: scripted:FIXTURE.json, anthropic[:MODEL] "
                          "or command:'CMD ARGS...'; default: the one each run recorded")
-    ui.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
-    ui.add_argument("--actor-tools", choices=("read", "write", "exec"), default=None,
-                    help="the workspace tools --agent anthropic offers actors (default write)")
     ui.set_defaults(handler=cmd_ui)
 
 

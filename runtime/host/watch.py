@@ -120,7 +120,7 @@ class RunWatch:
         yet) and note the runs that have settled already: from here on, what happens is news."""
         if self.journal is None:
             self.journal = SqliteJournal(self.journal_path)
-            now = self.clock()
+            now = self._listed_all_at = self.clock()  # every run is listed here: the first check need not
             for row in self.journal.list_runs():
                 if row.status == "running":
                     self._followed[row.id] = _Followed(quiet_since=now)

@@ -186,7 +186,7 @@ def render(results: dict, rounds: int, baseline: str | None, quick: bool) -> str
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0]
     try:
-        import starlark  # noqa: F401
+        import starlark  # noqa: F401  (installed?)
         from importlib.metadata import version
         peer = f"starlark-pyo3 {version('starlark-pyo3')}"
     except ImportError:

@@ -131,6 +131,12 @@ def call_method(interp: Caller, method: BoundMethod, args: list, kwargs: dict) -
     receiver, name = method.receiver, method.name
     if method.fn is None:  # a method of a collections value (collections_module.py)
         return call_native_method(interp, receiver, name, args, kwargs)
+    return call_value_method(interp, receiver, name, method.fn, args, kwargs)
+
+
+def call_value_method(interp: Caller, receiver: Any, name: str, fn: Any, args: list, kwargs: dict) -> Any:
+    """`receiver.name(*args, **kwargs)` for a method of a plain value, `fn` being Python's
+    bound method: the prechecks, the call, the checks and charges of its result."""
     limits = interp.limits
     kind = type(receiver)
     if kind is str:
@@ -160,7 +166,7 @@ def call_method(interp: Caller, method: BoundMethod, args: list, kwargs: dict) -
         sandbox.charge(limits, sandbox.work(receiver))
     if name in ("extend", "update"):
         sandbox.charge(limits, sum(sandbox.work(a) for a in args))
-    result = method.fn(*args, **kwargs)
+    result = fn(*args, **kwargs)
     if name in GROWING_CONTAINER_METHODS:
         sandbox.check_value(receiver, limits)
     if result is None:
@@ -187,6 +193,17 @@ def call_method(interp: Caller, method: BoundMethod, args: list, kwargs: dict) -
         sandbox.charge(limits, sandbox.work(result))  # copy(), union(), ...
         return sandbox.check_value(result, limits)  # a union can outgrow both operands
     return result
+
+
+def call_plain_method(interp: Caller, receiver: Any, name: str, args: list, frame: Any) -> Any:
+    """`receiver.name(*args)` for a method `sandbox.plain_method` allows on the receiver's
+    exact type: what `Interpreter.call_sync` does with the bound method, through `call_method`
+    (the same checks and charges), with `frame` as the caller of the calls it makes."""
+    previous, interp.caller = interp.caller, frame
+    try:
+        return call_value_method(interp, receiver, name, getattr(receiver, name), args, {})
+    finally:
+        interp.caller = previous
 
 
 def _bounded_split(args: list, kwargs: dict, limits: Limits) -> tuple[list, dict]:

@@ -31,7 +31,11 @@ from typing import Any
 from dwf.compiler import ir
 
 from dwf.runtime.interpreter import operators, sandbox
-from dwf.runtime.interpreter.frames import (STATEMENT_FAILURES, BreakSignal, Code, ContinueSignal, ReturnSignal,
+from dwf.runtime.interpreter.calls import call_plain_method
+from dwf.runtime.interpreter.sandbox import plain_method
+from dwf.runtime.values.objects import BuiltinFunction
+from dwf.runtime.values.sets import OrderedSet
+from dwf.runtime.interpreter.frames import (STATEMENT_FAILURES, BreakSignal, Code, ContinueSignal, Frame, ReturnSignal,
                                             get_item, iterate, located, set_item, subscript, unbound, unpack,
                                             with_frame)
 
@@ -40,6 +44,7 @@ _LITERAL_TYPES = (int, str, bool, type(None))
 # The only Python builtins generated code uses (script names never become Python names).
 _PYTHON_NAMES = {"type": type, "len": len, "str": str, "enumerate": enumerate, "slice": slice, "dict": dict,
                  "list": list, "int": int, "KeyError": KeyError}
+_COMPREHENSIONS = {ir.ListComp: "<listcomp>", ir.SetComp: "<setcomp>", ir.DictComp: "<dictcomp>"}
 # Below Python's limits of 20 statically nested blocks and 100 indentation levels, with room
 # for the blocks one statement opens; a statement past them is compiled as its own closure.
 _MAX_BLOCKS = 12
@@ -94,10 +99,13 @@ class _Emitter:
             "_unpack": unpack, "_get_item": get_item, "_set_item": set_item, "_limit_error": sandbox.limit_error,
             "_FAILURES": STATEMENT_FAILURES, "_check_tuple": sandbox.check_tuple,
             "_check_items": sandbox.check_items, "_get_attribute": sandbox.get_attribute,
-            "_subscript": subscript, "__builtins__": _PYTHON_NAMES,
+            "_subscript": subscript, "__builtins__": _PYTHON_NAMES, "_Frame": Frame, "_OrderedSet": OrderedSet,
+            "_call_plain_method": call_plain_method,
         }
         self.loop_depth = 0  # > 0: a `break`/`continue` here is a native one of a generated loop
         self.blocks = 0  # Python blocks (`try`, loops) open around the current line
+        # The frame expressions run in and its variables: the function's, or a comprehension's.
+        self.frame, self.vars = "frame", "V"
         self.step_limit = interp.limits.steps
         # Small bounds keep the inline tests on one-digit ints; a larger int takes the exact test.
         self.pow_bits = bits = interp.limits.pow_bits
@@ -270,7 +278,7 @@ class _Emitter:
         """Store `value` (a local name of the generated code) into an assignment target, in
         CPython's order: a subscript target's container, then its index, after the value."""
         if isinstance(target, ir.Name) and target.scope != ir.FREE:
-            holder = "G" if target.scope == ir.GLOBAL else "V"
+            holder = "G" if target.scope == ir.GLOBAL else self.vars
             self.line(f"{holder}[{target.id!r}] = {value}")
             return
         if isinstance(target, ir.Subscript) and not awaits(target, self.compiler.await_memo):
@@ -287,7 +295,7 @@ class _Emitter:
         store, is_async = self.compiler.target(target)
         if is_async:
             raise NotGenerated("an awaiting target")
-        self.line(f"{self.bind(store, '_store')}(frame, {value})")
+        self.line(f"{self.bind(store, '_store')}({self.frame}, {value})")
 
     def set_item(self, container: str, index: str, value: str) -> None:
         # `frames.set_item` for a plain dict (any key but a slice) or a list at an int index.
@@ -365,11 +373,14 @@ class _Emitter:
             self.line(f"{result} = _get_attribute({value}, {node.attr!r})")
             return result
         if kind is ir.Call and not node.keywords and not any(isinstance(a, ir.Starred) for a in node.args):
-            func = self.expr(node.func)  # the callee is evaluated before its arguments, as in CPython
-            args = [self.expr(a) for a in node.args]
-            result = self.fresh()
-            self.line(f"{result} = interp.call_sync({func}, [{', '.join(args)}], {{}}, frame, {node.call_id!r})")
+            return self.call(node)
+        if kind is ir.UnaryOp and node.op == "-":
+            operand, result = self.expr(node.operand), self.fresh()
+            self.line(f"{result} = -{operand} if type({operand}) is int else {self.bind(operators.UNARY['-'], '_op')}({operand})")
             return result
+        if (kind in _COMPREHENSIONS and self.indent < _MAX_INDENT - 20
+                and self.blocks + len(node.generators) <= _MAX_BLOCKS):
+            return self.comprehension(node)
         if kind is ir.List and not any(isinstance(e, ir.Starred) for e in node.elts):
             items, result = [self.expr(e) for e in node.elts], self.fresh()
             self.line(f"{result} = [{', '.join(items)}]")
@@ -379,13 +390,116 @@ class _Emitter:
             self.line(f"{result} = _check_tuple(({''.join(i + ', ' for i in items)}), limits)")
             return result
         result = self.fresh()
-        self.line(f"{result} = {self.closure(self.compiler.expr(node))}(frame)")
+        self.line(f"{result} = {self.closure(self.compiler.expr(node))}({self.frame})")
+        return result
+
+    def call(self, node: ir.Call) -> str:
+        """A call with plain positional arguments. A builtin (a name the compiler resolved to
+        one, never shadowed) runs inline as `Interpreter.call_sync` runs it, with the caller
+        frame set for the calls it makes; a method of a plain str, list or dict skips the
+        attribute object (`sandbox.plain_method` decides, once, that the attribute exists)."""
+        func = node.func
+        result = self.fresh()
+        if isinstance(func, ir.Name) and func.scope == ir.BUILTIN and type(self.interp.builtins[func.id]) is BuiltinFunction:
+            implementation = self.bind(self.interp.builtins[func.id].fn, "_builtin")
+            args = [self.expr(a) for a in node.args]
+            if func.id == "len" and len(args) == 1:  # builtins.b_len of a plain container: C's len, O(1)
+                self.line(f"if type({args[0]}) is str or type({args[0]}) is list or type({args[0]}) is dict:")
+                self.line(f"    {result} = len({args[0]})")
+                self.line("else:")
+                self.indent += 1
+            previous = self.fresh("caller")
+            self.line(f"{previous} = interp.caller")
+            self.line(f"interp.caller = {self.frame}")
+            self.line("try:")
+            self.line(f"    {result} = {implementation}(interp, [{', '.join(args)}], {{}})")
+            self.line("finally:")
+            self.line(f"    interp.caller = {previous}")
+            if func.id == "len" and len(args) == 1:
+                self.indent -= 1
+            return result
+        kinds = [kind for kind in (str, list, dict) if isinstance(func, ir.Attribute)
+                 and plain_method(kind, func.attr)]
+        if kinds:
+            receiver = self.expr(func.value)
+            test = " or ".join(f"type({receiver}) is {kind.__name__}" for kind in kinds)
+            method = self.fresh()
+            self.line(f"if {test}:")
+            self.line(f"    {method} = None")
+            self.line("else:")
+            self.line(f"    {method} = _get_attribute({receiver}, {func.attr!r})")
+            args = [self.expr(a) for a in node.args]
+            self.line(f"if {method} is None:")
+            self.line(f"    {result} = _call_plain_method(interp, {receiver}, {func.attr!r}, [{', '.join(args)}], {self.frame})")
+            self.line("else:")
+            self.line(f"    {result} = interp.call_sync({method}, [{', '.join(args)}], {{}}, {self.frame}, {node.call_id!r})")
+            return result
+        callee = self.expr(func)  # the callee is evaluated before its arguments, as in CPython
+        args = [self.expr(a) for a in node.args]
+        self.line(f"{result} = interp.call_sync({callee}, [{', '.join(args)}], {{}}, {self.frame}, {node.call_id!r})")
+        return result
+
+    def comprehension(self, node) -> str:
+        """A list, set or dict comprehension (a generator expression stays lazy, as its closure),
+        as `ExpressionCompiler.e_comprehension` runs it: a new frame for its variables, the first
+        iterable evaluated in the enclosing one, a step per item, the size limit after each."""
+        compiler = self.compiler
+        outer_prefix = compiler.qualname_prefix
+        inner_prefix = outer_prefix + _COMPREHENSIONS[type(node)] + "."
+        result, inner = self.fresh("out"), self.fresh("inner")
+        self.line(f"{inner} = _Frame({{}}, {self.frame}, {self.frame}.path, {self.frame}.depth, {self.frame}.where, False)")
+        self.line(f"{result} = {{}}" if isinstance(node, ir.DictComp) else f"{result} = []")
+        saved = self.frame, self.vars
+        depth = self.indent
+        bases = []
+        try:
+            for position, generator in enumerate(node.generators):
+                compiler.qualname_prefix = outer_prefix if position == 0 else inner_prefix
+                source = self.expr(generator.iter)
+                if position == 0:
+                    self.frame, self.vars = inner, inner + ".vars"
+                compiler.qualname_prefix = inner_prefix
+                items, item, index, base = self.fresh("items"), self.fresh("item"), self.fresh("i"), self.fresh("base")
+                self.line(f"{items} = {source} if type({source}) is list else _iterate({source})")
+                self.line(f"{base} = {inner}.path")
+                bases.append((self.indent, base))
+                self.line(f"for {index}, {item} in enumerate({items}):" if node.has_effects else f"for {item} in {items}:")
+                self.indent += 1
+                self.blocks += 1
+                self.line("interp.steps += 1")
+                self.line(f"if interp.steps > {self.step_limit}:")
+                self.line("    raise interp.step_limit()")
+                if node.has_effects:
+                    self.line(f"{inner}.path = {base} + ({generator.loop_id!r} + '[' + str({index}) + ']',)")
+                self.store(generator.target, item)
+                for condition in generator.ifs:
+                    held = self.expr(condition)
+                    self.line(f"if not {held}:")
+                    self.line("    continue")
+            if isinstance(node, ir.DictComp):
+                value = self.expr(node.value)  # the value first, as the closure does
+                key = self.expr(node.key)
+                self.line(f"{result}[{key}] = {value}")
+            else:
+                self.line(f"{result}.append({self.expr(node.elt)})")
+            self.line(f"if len({result}) > {self.limits.items}:")
+            self.line("    raise _limit_error('items', limits)")
+            for indent, base in reversed(bases):
+                self.indent = indent
+                self.line(f"{inner}.path = {base}")
+        finally:
+            compiler.qualname_prefix = outer_prefix
+            self.frame, self.vars = saved
+            self.indent = depth
+            self.blocks -= len(bases)
+        if isinstance(node, ir.SetComp):
+            self.line(f"{result} = _OrderedSet({result})")
         return result
 
     def name(self, node: ir.Name) -> str:
         if node.scope == ir.BUILTIN:
             return self.bind(self.interp.builtins[node.id])
-        holder = "V" if node.scope == ir.LOCAL else "G"
+        holder = self.vars if node.scope == ir.LOCAL else "G"
         scope = ir.LOCAL if node.scope == ir.LOCAL else ir.GLOBAL
         result = self.fresh()
         self.line("try:")

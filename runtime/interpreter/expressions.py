@@ -7,6 +7,7 @@ from __future__ import annotations
 from dwf.compiler import ir
 
 from dwf.runtime.interpreter import operators, sandbox
+from dwf.runtime.interpreter.codegen import NotGenerated, compile_expression
 from dwf.runtime.interpreter.facade_calls import compile_facade_call
 from dwf.runtime.interpreter.formatting import ascii_text
 from dwf.runtime.interpreter.frames import (Code, Frame, any_async, as_mapping, collect_args, collect_args_async,
@@ -250,7 +251,16 @@ class ExpressionCompiler:
 
     def e_lambda(self, node: ir.Lambda) -> Code:
         return self.function_maker("<lambda>", self.qualname_prefix + "<lambda>", node.params,
-                                   lambda: self.expr(node.body).run, False, is_expression=True)
+                                   lambda: self.lambda_body(node.body), False, is_expression=True)
+
+    def lambda_body(self, body: ir.Node):
+        """A lambda's body as one generated function (`codegen.py`), else as its closure."""
+        if self.generate:
+            try:
+                return compile_expression(self, body)
+            except NotGenerated:
+                pass
+        return self.expr(body).run
 
     def e_await(self, node: ir.Await) -> Code:
         value = self.expr(node.value)

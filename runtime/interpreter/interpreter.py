@@ -174,6 +174,10 @@ class ClosureCompiler(StatementCompiler, ExpressionCompiler):
     """ClosureCompiler: compiles IR nodes to closures, one method per node type (`STATEMENTS`,
     `EXPRESSIONS`); a node type without one is a compiler bug."""
 
+    # Blocks and lambda bodies without `await` run as generated functions (codegen.py); False
+    # compiles everything to closures (tests compare the two).
+    generate = True
+
     def __init__(self, interp: Interpreter):
         self.interp = interp
         # What CPython's `__qualname__` of a function defined here starts with: "" at the top
@@ -184,7 +188,7 @@ class ClosureCompiler(StatementCompiler, ExpressionCompiler):
     def block(self, statements: tuple) -> Code:
         """A block: one generated function when no statement awaits (`codegen.py`), else a
         closure that runs the statements' closures, awaiting those that await."""
-        if not any(awaits(s, self.await_memo) for s in statements):
+        if self.generate and not any(awaits(s, self.await_memo) for s in statements):
             try:
                 return compile_block(self, statements)
             except NotGenerated:

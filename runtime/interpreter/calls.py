@@ -124,6 +124,7 @@ _COMPARING_METHODS = frozenset({"sort", "index", "count", "remove"})
 SPLITTING_METHODS = frozenset({"split", "rsplit"})
 
 
+_SCALARS = frozenset({int, float, bool})
 _KEYS_VIEW, _VALUES_VIEW, _ITEMS_VIEW = type({}.keys()), type({}.values()), type({}.items())
 
 
@@ -172,6 +173,8 @@ def call_value_method(interp: Caller, receiver: Any, name: str, fn: Any, args: l
     if result is None:
         return None
     result_kind = type(result)
+    if result_kind in _SCALARS:  # nothing to check or charge (`dict.get` of a count, `str.find`)
+        return result
     if result_kind is str:
         sandbox.charge(limits, sandbox.work(result))
         return sandbox.check_string(result, limits)
@@ -193,17 +196,6 @@ def call_value_method(interp: Caller, receiver: Any, name: str, fn: Any, args: l
         sandbox.charge(limits, sandbox.work(result))  # copy(), union(), ...
         return sandbox.check_value(result, limits)  # a union can outgrow both operands
     return result
-
-
-def call_plain_method(interp: Caller, receiver: Any, name: str, args: list, frame: Any) -> Any:
-    """`receiver.name(*args)` for a method `sandbox.plain_method` allows on the receiver's
-    exact type: what `Interpreter.call_sync` does with the bound method, through `call_method`
-    (the same checks and charges), with `frame` as the caller of the calls it makes."""
-    previous, interp.caller = interp.caller, frame
-    try:
-        return call_value_method(interp, receiver, name, getattr(receiver, name), args, {})
-    finally:
-        interp.caller = previous
 
 
 def _bounded_split(args: list, kwargs: dict, limits: Limits) -> tuple[list, dict]:

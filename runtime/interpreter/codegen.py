@@ -26,12 +26,13 @@ Python.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from dwf.compiler import ir
 
 from dwf.runtime.interpreter import operators, sandbox
-from dwf.runtime.interpreter.calls import call_plain_method
+from dwf.runtime.interpreter.calls import call_value_method
 from dwf.runtime.interpreter.sandbox import plain_method
 from dwf.runtime.values.objects import BuiltinFunction
 from dwf.runtime.values.sets import OrderedSet
@@ -44,6 +45,8 @@ _LITERAL_TYPES = (int, str, bool, type(None))
 # The only Python builtins generated code uses (script names never become Python names).
 _PYTHON_NAMES = {"type": type, "len": len, "str": str, "enumerate": enumerate, "slice": slice, "dict": dict,
                  "list": list, "int": int, "KeyError": KeyError}
+_PLAIN_ID = re.compile(r"[a-z]+#[0-9]+")
+_DIVISION_BOUND = 1 << 62  # operands of an inline `%` or `//`: a few machine words
 _COMPREHENSIONS = {ir.ListComp: "<listcomp>", ir.SetComp: "<setcomp>", ir.DictComp: "<dictcomp>"}
 # Below Python's limits of 20 statically nested blocks and 100 indentation levels, with room
 # for the blocks one statement opens; a statement past them is compiled as its own closure.
@@ -100,7 +103,7 @@ class _Emitter:
             "_FAILURES": STATEMENT_FAILURES, "_check_tuple": sandbox.check_tuple,
             "_check_items": sandbox.check_items, "_get_attribute": sandbox.get_attribute,
             "_subscript": subscript, "__builtins__": _PYTHON_NAMES, "_Frame": Frame, "_OrderedSet": OrderedSet,
-            "_call_plain_method": call_plain_method,
+            "_call_value_method": call_value_method,
         }
         self.loop_depth = 0  # > 0: a `break`/`continue` here is a native one of a generated loop
         self.blocks = 0  # Python blocks (`try`, loops) open around the current line
@@ -215,9 +218,9 @@ class _Emitter:
         self.line("except _Break:")
         self.line("    break")
 
-    def tracked_path(self, loop_id: str, base: str, index: str) -> None:
+    def tracked_path(self, loop_id: str, base: str, index: str, frame: str = "frame") -> None:
         # The occurrence path of this iteration: `for#2[3]` (see interpreter.py).
-        self.line(f"frame.path = {base} + ({loop_id!r} + '[' + str({index}) + ']',)")
+        self.line(f"{frame}.path = {base} + ({path_part(loop_id, index)},)")
 
     def while_loop(self, node: ir.While) -> None:
         tracked = node.has_effects
@@ -421,7 +424,8 @@ class _Emitter:
         kinds = [kind for kind in (str, list, dict) if isinstance(func, ir.Attribute)
                  and plain_method(kind, func.attr)]
         if kinds:
-            receiver = self.expr(func.value)
+            assert func.attr.isidentifier()
+            receiver, previous = self.expr(func.value), self.fresh("caller")
             test = " or ".join(f"type({receiver}) is {kind.__name__}" for kind in kinds)
             method = self.fresh()
             self.line(f"if {test}:")
@@ -429,8 +433,15 @@ class _Emitter:
             self.line("else:")
             self.line(f"    {method} = _get_attribute({receiver}, {func.attr!r})")
             args = [self.expr(a) for a in node.args]
+            # As `Interpreter.call_sync` of the bound method; `attr` is an allowed method name.
             self.line(f"if {method} is None:")
-            self.line(f"    {result} = _call_plain_method(interp, {receiver}, {func.attr!r}, [{', '.join(args)}], {self.frame})")
+            self.line(f"    {previous} = interp.caller")
+            self.line(f"    interp.caller = {self.frame}")
+            self.line("    try:")
+            self.line(f"        {result} = _call_value_method(interp, {receiver}, {func.attr!r}, ({receiver}).{func.attr}, "
+                      f"[{', '.join(args)}], {{}})")
+            self.line("    finally:")
+            self.line(f"        interp.caller = {previous}")
             self.line("else:")
             self.line(f"    {result} = interp.call_sync({method}, [{', '.join(args)}], {{}}, {self.frame}, {node.call_id!r})")
             return result
@@ -470,7 +481,7 @@ class _Emitter:
                 self.line(f"if interp.steps > {self.step_limit}:")
                 self.line("    raise interp.step_limit()")
                 if node.has_effects:
-                    self.line(f"{inner}.path = {base} + ({generator.loop_id!r} + '[' + str({index}) + ']',)")
+                    self.tracked_path(generator.loop_id, base, index, inner)
                 self.store(generator.target, item)
                 for condition in generator.ifs:
                     held = self.expr(condition)
@@ -538,7 +549,9 @@ class _Emitter:
             self.line(f"if {self.all_of(both_int, self.small(left, bound), self.small(right, bound))}:")
             self.line(f"    {result} = {left} * {right}")
         elif op in ("%", "//"):
-            self.line(f"if {both_int}:")
+            # Bounded like `*`: a division of big ints does work that grows with their size.
+            bound = _DIVISION_BOUND
+            self.line(f"if {self.all_of(both_int, self.small(left, bound), self.small(right, bound))}:")
             self.line(f"    {result} = {left} {op} {right}")
         else:
             self.line(f"{result} = {fallback}")
@@ -590,6 +603,14 @@ class _Emitter:
         self.indent -= 1
 
 
+def path_part(loop_id: str, index: str) -> str:
+    """The Python expression of one iteration's part of an occurrence path, `for#2[3]`: an
+    f-string when the compiler-minted ID is plain (`kind#N`), else a concatenation."""
+    if _PLAIN_ID.fullmatch(loop_id):
+        return f"f'{loop_id}[{{{index}}}]'"
+    return f"{loop_id!r} + '[' + str({index}) + ']'"
+
+
 def _is_int_literal(operand: str) -> bool:
     # Literals are emitted by `repr`; locals and namespace names start with a letter or `_`.
     return operand.lstrip("-").isdigit()
@@ -599,7 +620,11 @@ def _finish(emitter: _Emitter, filename: str):
     # `V`: the frame's variables (a frame keeps its dict for life).
     source = "def _generated(frame):\n    V = frame.vars\n" + "\n".join(emitter.lines) + "\n"
     namespace = emitter.namespace
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (source built above from IR only)
+    try:
+        code = compile(source, filename, "exec")
+    except (SyntaxError, RecursionError, MemoryError) as error:  # a nesting limit of Python's compiler
+        raise NotGenerated(str(error)) from None
+    exec(code, namespace)  # noqa: S102 (source built above from IR only)
     return namespace["_generated"]
 
 

@@ -198,11 +198,10 @@ def median(rows: list[dict], key: str) -> float | None:
 def render(results: dict, rounds: int, baseline: str | None, quick: bool) -> str:
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0]
+    from importlib.metadata import PackageNotFoundError, version
     try:
-        import starlark  # noqa: F401  (installed?)
-        from importlib.metadata import version
         peer = f"starlark-pyo3 {version('starlark-pyo3')}"
-    except ImportError:
+    except PackageNotFoundError:
         peer = None
     lines = [
         SECTION, "",

@@ -8,11 +8,11 @@ the same sequence of checks the closures make, in the same order:
 - a step is counted before each statement and each `while` test that passes, and the step
   limit is tested then, with the same error and traceback frame;
 - each statement is wrapped in `try`/`except` that turns a Python error into the located DWF
-  error (`interpreter.located`), so tracebacks keep one frame per statement as before;
+  error (`frames.located`), so tracebacks keep one frame per statement as before;
 - `int` arithmetic and comparisons run inline only when the operands' types make the result
-  provably the one `operators.py` computes: `+`/`-` test the result against the power size
-  limit (`bit_length() > pow_bits` is `not -2**pow_bits < r < 2**pow_bits`), `*` runs inline
-  only for operands below 2**(pow_bits // 2) (the product cannot reach the limit); every other
+  provably the one `operators.py` computes and nothing would be charged: `+`/`-` only for
+  operands below 2**min(pow_bits - 1, 62), `*` below 2**min(pow_bits // 2, 31), `%` and `//`
+  below 2**62, so no result can reach the power size limit; every other
   operand (bool, float, str, containers, script values) goes through the same operator table
   entry the closures call, which checks sizes and charges work;
 - every node the generator does not inline is compiled to its closure (expressions.py,
@@ -112,7 +112,7 @@ class _Emitter:
         self.step_limit = interp.limits.steps
         # Small bounds keep the inline tests on one-digit ints; a larger int takes the exact test.
         self.pow_bits = bits = interp.limits.pow_bits
-        self.small_bound = 1 << min(bits, 62)  # |r| below it: r.bit_length() <= pow_bits
+        self.sum_bound = 1 << max(0, min(bits - 1, 62))  # both terms below it: the sum is within pow_bits
         self.half_bound = 1 << min(bits // 2, 31)  # both factors below it: the product is too
 
     def fresh(self, stem: str = "t") -> str:
@@ -308,6 +308,8 @@ class _Emitter:
         self.line("        raise _limit_error('items', limits)")
         self.line(f"elif type({container}) is list and type({index}) is int:")
         self.line(f"    {container}[{index}] = {value}")
+        self.line(f"    if len({container}) > {self.limits.items}:")
+        self.line("        raise _limit_error('items', limits)")
         self.line("else:")
         self.line(f"    _set_item({container}, {index}, {value}, limits)")
 
@@ -537,11 +539,11 @@ class _Emitter:
         fallback = f"{self.bind(table[op], '_op')}({left}, {right}, limits)"
         both_int = self.all_of(self.is_int(left), self.is_int(right))
         if op in ("+", "-"):
-            # sandbox.check_int: |r| < small_bound proves r.bit_length() <= pow_bits at once.
-            self.line(f"if {both_int}:")
+            # Both operands below 2**k with k < pow_bits: the result has at most k + 1 bits, so
+            # sandbox.check_int cannot fail; bigger ints take the table (and any charge it makes).
+            bound = self.sum_bound
+            self.line(f"if {self.all_of(both_int, self.small(left, bound), self.small(right, bound))}:")
             self.line(f"    {result} = {left} {op} {right}")
-            self.line(f"    if not {self.small(result, self.small_bound)} and {result}.bit_length() > {self.pow_bits}:")
-            self.line("        raise _limit_error('pow_bits', limits)")
         elif op == "*":
             # Factors below 2**h with 2h <= pow_bits: neither operators._mul's precheck nor
             # check_int can fail, so the product is computed inline.

@@ -176,3 +176,25 @@ def test_deep_nesting_falls_back_to_closures() -> None:
     snippet = "\n".join(lines) + "\nreturn t\n"
     generated = outcome(snippet, Limits(), True)
     assert generated == outcome(snippet, Limits(), False) and generated[1] == 2 ** depth
+
+
+def test_script_text_stays_data_in_generated_code() -> None:
+    # Quotes, newlines and Python syntax in names' strings reach the source only as literals.
+    snippet = '''
+        d = {}
+        d["'); import os  # "] = 1
+        s = "\\"\\"\\"\\n{0}" + '\\'\\'\\''
+        for key in d:
+            s = s + key
+        return [d, s, len(s)]
+    '''
+    generated = outcome(snippet, Limits(), True)
+    assert generated == outcome(snippet, Limits(), False)
+    assert generated[1] == [{"'); import os  # ": 1}, "\"\"\"\n{0}'''" + "'); import os  # ", 27]  # 10 characters, then the key's 17
+
+
+def test_blocks_without_await_are_generated_and_others_are_not() -> None:
+    sync = compile_source("x = 1\nfor i in range(3):\n    x += i\nreturn x\n" + META, "t.dwf.py").program
+    awaiting = compile_source("r = await agent('a').ask('hi')\nreturn r\n" + META, "t.dwf.py").program
+    assert Interpreter(sync, host=None)._body.run.__code__.co_filename == "<dwf block>"
+    assert Interpreter(awaiting, host=None)._body.run.__code__.co_filename != "<dwf block>"

@@ -46,6 +46,7 @@ _LITERAL_TYPES = (int, str, bool, type(None))
 _PYTHON_NAMES = {"type": type, "len": len, "str": str, "enumerate": enumerate, "slice": slice, "dict": dict,
                  "list": list, "int": int, "KeyError": KeyError}
 _PLAIN_ID = re.compile(r"[a-z]+#[0-9]+")
+_FUSED_OPS = frozenset({"+", "-", "*", "%", "//"})
 _DIVISION_BOUND = 1 << 62  # operands of an inline `%` or `//`: a few machine words
 _COMPREHENSIONS = {ir.ListComp: "<listcomp>", ir.SetComp: "<setcomp>", ir.DictComp: "<dictcomp>"}
 # Below Python's limits of 20 statically nested blocks and 100 indentation levels, with room
@@ -140,11 +141,18 @@ class _Emitter:
         for statement in statements:
             self.statement(statement)
 
+    def count_step(self, error: str) -> None:
+        # One step, tested against the limit at once. `steps` only carries the new count to the
+        # test: the count itself lives in `interp.steps`, read afresh each time (charges made by
+        # callees and `Interpreter.interrupt` change it).
+        self.line("steps = interp.steps + 1")
+        self.line("interp.steps = steps")
+        self.line(f"if steps > {self.step_limit}:")
+        self.line(f"    raise {error}")
+
     def statement(self, node: ir.Node) -> None:
         line, column = node.span.line, node.span.column
-        self.line("interp.steps += 1")
-        self.line(f"if interp.steps > {self.step_limit}:")
-        self.line(f"    raise _with_frame(interp.step_limit(), {line}, {column}, frame)")
+        self.count_step(f"_with_frame(interp.step_limit(), {line}, {column}, frame)")
         self.line("try:")
         self.indent += 1
         self.blocks += 1
@@ -235,9 +243,7 @@ class _Emitter:
         test = self.expr(node.test)
         self.line(f"if not {test}:")
         self.line("    break")
-        self.line("interp.steps += 1")
-        self.line(f"if interp.steps > {self.step_limit}:")
-        self.line("    raise interp.step_limit()")
+        self.count_step("interp.step_limit()")
         if tracked:
             self.tracked_path(node.loop_id, base, index)
             self.line(f"{index} += 1")
@@ -341,6 +347,9 @@ class _Emitter:
         if kind is ir.Name and node.scope in (ir.LOCAL, ir.GLOBAL, ir.MODULE, ir.BUILTIN):
             return self.name(node)
         if kind is ir.BinOp:
+            fused = self.fused_arithmetic(node)
+            if fused is not None:
+                return fused
             left = self.expr(node.left)
             right = self.expr(node.right)
             return self.binary(node.op, left, right, operators.BINARY)
@@ -479,9 +488,7 @@ class _Emitter:
                 self.line(f"for {index}, {item} in enumerate({items}):" if node.has_effects else f"for {item} in {items}:")
                 self.indent += 1
                 self.blocks += 1
-                self.line("interp.steps += 1")
-                self.line(f"if interp.steps > {self.step_limit}:")
-                self.line("    raise interp.step_limit()")
+                self.count_step("interp.step_limit()")
                 if node.has_effects:
                     self.tracked_path(generator.loop_id, base, index, inner)
                 self.store(generator.target, item)
@@ -533,6 +540,82 @@ class _Emitter:
         if _is_int_literal(operand):
             return "" if abs(int(operand)) < bound else "False"
         return f"-{bound} < {operand} < {bound}"
+
+    def fused_arithmetic(self, node: ir.BinOp) -> str | None:
+        """A tree of `+ - * % //` over local or global names and int literals, as one Python
+        expression when every name holds an int below a bound that keeps each operation inside
+        its own inline condition (`binary`), else operation by operation. Only trees whose
+        names are all read before the first operation runs (as the closures read them) are
+        fused, and only with non-zero literal divisors, so the fused path raises nothing the
+        closures would raise elsewhere."""
+        order: list = []  # the post-order of the tree: what the closures evaluate, in order
+
+        def walk(n) -> bool:
+            if type(n) is ir.BinOp and n.op in _FUSED_OPS:
+                return walk(n.left) and walk(n.right) and not order.append(n)
+            if type(n) is ir.Const and type(n.value) is int:
+                return not order.append(n)
+            if type(n) is ir.Name and n.scope in (ir.LOCAL, ir.GLOBAL, ir.MODULE):
+                if any(type(o) is ir.BinOp for o in order):
+                    return False  # a name read after an operation: keep the closures' order
+                return not order.append(n)
+            return False
+
+        if not walk(node) or len(order) < 5:  # a single operation gains nothing
+            return None
+        names = [n for n in order if type(n) is ir.Name]
+        if not names:
+            return None
+        bits = next((m for m in range(62, 7, -1) if self.fits(node, 1 << m)), None)
+        if bits is None:
+            return None
+        temps: dict[int, str] = {}
+        for leaf in order:
+            if type(leaf) is ir.Name:
+                temps[id(leaf)] = self.name(leaf)
+            elif type(leaf) is ir.Const:
+                temps[id(leaf)] = repr(leaf.value)
+
+        def text(n) -> str:
+            if type(n) is ir.BinOp:
+                return f"({text(n.left)} {n.op} {text(n.right)})"
+            return temps[id(n)]
+
+        bound = 1 << bits
+        tests = [f"type({temps[id(n)]}) is int and -{bound} < {temps[id(n)]} < {bound}" for n in names]
+        result = self.fresh()
+        self.line(f"if {' and '.join(tests)}:")
+        self.line(f"    {result} = {text(node)}")
+        self.line("else:")
+        self.indent += 1
+        for n in order:
+            if type(n) is ir.BinOp:
+                temps[id(n)] = self.binary(n.op, temps[id(n.left)], temps[id(n.right)], operators.BINARY)
+        self.line(f"{result} = {temps[id(node)]}")
+        self.indent -= 1
+        return result
+
+    def fits(self, node, leaf_bound: int) -> int | None:
+        """The bound on |value| of `node` when every name in it is below `leaf_bound`, if each
+        operation then meets its inline condition (see `binary`); else None."""
+        if type(node) is ir.Const:
+            return abs(node.value) + 1
+        if type(node) is ir.Name:
+            return leaf_bound
+        left, right = self.fits(node.left, leaf_bound), self.fits(node.right, leaf_bound)
+        if left is None or right is None:
+            return None
+        op = node.op
+        if op in ("+", "-"):
+            return left + right if left <= self.sum_bound and right <= self.sum_bound else None
+        if op == "*":
+            return left * right if left <= self.half_bound and right <= self.half_bound else None
+        # % and //: a non-zero literal divisor; |a % b| < |b|, |a // b| <= |a|.
+        if type(node.right) is not ir.Const or node.right.value == 0:
+            return None
+        if left > _DIVISION_BOUND or right > _DIVISION_BOUND:
+            return None
+        return right if op == "%" else left
 
     def binary(self, op: str, left: str, right: str, table: dict) -> str:
         result = self.fresh()
@@ -620,7 +703,9 @@ def _is_int_literal(operand: str) -> bool:
 
 def _finish(emitter: _Emitter, filename: str):
     # `V`: the frame's variables (a frame keeps its dict for life).
-    source = "def _generated(frame):\n    V = frame.vars\n" + "\n".join(emitter.lines) + "\n"
+    # `interp`, `G` and `limits` as parameters' defaults: locals are the fastest names to read.
+    source = ("def _generated(frame, interp=interp, G=G, limits=limits):\n    V = frame.vars\n"
+              + "\n".join(emitter.lines) + "\n")
     namespace = emitter.namespace
     try:
         code = compile(source, filename, "exec")

@@ -103,6 +103,33 @@ PROGRAMS = {
         makers = [lambda: w for w in ["x"]]
         return [ranked, lengths, pairs, sorted(shouted), repr(makers[0]).split(" at ")[0], any(x > 2 for x in [1, 5])]
     """,
+    "fused arithmetic at the bounds": """
+        values = [0, 1, -1, 7, 2 ** 30, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 61, 2 ** 62, -(2 ** 62) - 1, True, 1.5]
+        out = []
+        for x in values:
+            for y in values:
+                out.append(x + y * 3 % 7 - x // 2)
+                out.append(x * 2 + 5 - 1)
+        return out
+    """,
+    "fused arithmetic keeps the order of failures": """
+        def f(x):
+            return (x * 2 % 0) + later
+
+        def g(x):
+            return (x * 2 % 3) + later * 2
+        out = []
+        try:
+            f(3)
+        except ZeroDivisionError as error:
+            out.append(str(error))
+        try:
+            g(3)
+        except NameError as error:
+            out.append(str(error))
+        later = 1
+        return out + [g(3)]
+    """,
     "unbound names": """
         def f():
             if False:
@@ -140,6 +167,7 @@ LIMITED = {
     "power size on - with a big operand": ("x = -(2 ** 30)\nwhile True:\n    x = x - (2 ** 29)\n", Limits(pow_bits=31)),
     "power size on *": ("x = 3\nwhile True:\n    x = x * x\n", Limits(pow_bits=64)),
     "power size on * with small limit": ("x = 5\nwhile True:\n    x *= 7\n", Limits(pow_bits=9)),
+    "power size in fused arithmetic": ("x = 1\nwhile True:\n    x = x * 3 + x % 5 + 1\n", Limits(pow_bits=20)),
     "items in a comprehension": ("xs = [x for x in range(100)]\n", Limits(items=50)),
     "items in a dict store": ("d = {}\nfor i in range(100):\n    d[i] = i\n", Limits(items=30)),
     "items in a dict comprehension": ("d = {i: i for i in range(100)}\n", Limits(items=30)),

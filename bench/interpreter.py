@@ -210,7 +210,7 @@ def render(results: dict, rounds: int, baseline: str | None, quick: bool) -> str
         f"{load:.1f} at the start), Python {platform.python_version()}, {platform.system()} {platform.machine()}; "
         f"{rounds} alternating rounds, one child process per variant and round, medians.", "",
         "Ratios are DWF time over CPython time in the same child (CPython runs the same code as a "
-        "plain function). The starlark-rust row is the same workload on "
+        "plain function). The starlark column is the same workload on "
         + (peer or "starlark-pyo3 (not installed in this run: `pip install -e '.[peers]'`)")
         + " against CPython on the identical Starlark source (its arithmetic loop is a `for` over "
           "`range`: Starlark has no `while`).", "",

@@ -20,6 +20,7 @@ def cmd_run(args) -> int:
     from dwf.runtime.cli.progress import dumps, make_progress  # deferred: start-up
     from dwf.runtime.host.approval import approval_binding, check_unchanged, plan_summary  # deferred: start-up
     from dwf.runtime.ports.agent_definitions import check_agent_types  # deferred: start-up
+    from dwf.runtime.ports.worktrees import check_isolation  # deferred: start-up
 
     path = _script_to_run(args)
     data = read_script(path)
@@ -47,6 +48,7 @@ def cmd_run(args) -> int:
         problems.append(f"the workspace {workspace} is not a directory")
     else:
         problems.extend(check_agent_types(prepared.program, workspace))
+        problems.extend(check_isolation(prepared.program, workspace))
     problems.extend(prepared.problems[len(prepared.argument_problems):])  # the saved workflows it calls
     port = session.open_port(problems)
     problems.extend(prepared.argument_problems)

@@ -26,6 +26,7 @@ from typing import Mapping
 
 from dwf.compiler import ir
 from dwf.compiler.plan.commands import command_uses, program_entries
+from dwf.compiler.plan.document import actor_programs
 from dwf.compiler.inert import escape, flatten, inert_tree, screen
 from dwf.compiler.plan.text import render_text
 
@@ -55,7 +56,9 @@ def plan_with_called(plan: dict, program: ir.Program, called: Mapping[str, ir.Pr
     if not called:
         return plan
     programs = program_entries(command_uses([program, *called.values()]))
-    return {**plan, "commands": sorted(run_commands(program, called)), "programs": programs,
+    commands = sorted(run_commands(program, called))
+    actors = [{**actor, "programs": actor_programs(actor.get("tools"), commands)} for actor in plan["actors"]]
+    return {**plan, "commands": commands, "programs": programs, "actors": actors,
             "workflows": called_entries(called, sources)}
 
 

@@ -64,6 +64,7 @@ from dwf.runtime.host.watch import DEFAULT_POLL_S, DEFAULT_STALL_AFTER_S, GUIDAN
 from dwf.runtime.host.snippets import check_snippet, eval_snippet
 from dwf.runtime.journal.store import JournalError
 from dwf.runtime.ports.agent_definitions import check_agent_types
+from dwf.runtime.ports.worktrees import check_isolation
 from dwf.runtime.ports.models import available_models
 from dwf.runtime.ports.questions import AnswerError, write_answer
 from dwf.runtime.values.plain_json import dumps
@@ -206,6 +207,7 @@ class ToolLayer:
         program = prepared.program
         self._require_agent()
         problems = list(prepared.argument_problems) + check_agent_types(program, self.root) \
+            + check_isolation(program, self.root) \
             + self._hints(prepared.problems[len(prepared.argument_problems):])
         if problems:
             raise _Refusal("the workflow cannot start: " + "; ".join(problems) + ". Nothing ran.", problems=problems)

@@ -33,7 +33,8 @@ usage reported for the outcome; by default `max(1, len(json.dumps(payload)) // 4
 `"invalid_first"` (typed asks: submit that many schema-invalid values first, exercising the
 engine's repair loop).
 
-Scripted tool calls. `"tools": [CALL, ...]` runs actor tool calls before the outcome, in order,
+Scripted tool calls. `"tools": [CALL, ...]` runs actor tool calls before the outcome (and before
+its `delay_s`), in order,
 exactly as a model's would run: the port's workspace tools (`runtime.ports.actor_tools`, the
 run's `--actor-tools` set, default `write`), narrowed by the actor's `tools=`, rooted in the
 actor's worktree when it is isolated, with the run's approved programs for `run_command`. A
@@ -327,12 +328,12 @@ class ScriptedAgentPort:
     # -- outcomes
 
     async def _apply(self, outcome: Outcome, request: AskRequest, channel: AskChannel) -> str:
+        for index, call in enumerate(outcome.tools):  # the actor works first, then takes its time
+            await self._call_tool(index, call, request, channel)
         if outcome.delay_s:
             await anyio.sleep(outcome.delay_s)
         channel.usage(Usage(output_tokens=outcome.output_tokens if outcome.output_tokens is not None
                             else default_output_tokens(outcome.value)))
-        for index, call in enumerate(outcome.tools):
-            await self._call_tool(index, call, request, channel)
         if outcome.kind == "fail":
             raise AskError(outcome.value, code="ScriptedFailure")
         if outcome.kind == "escalate":

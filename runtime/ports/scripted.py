@@ -67,6 +67,7 @@ from typing import Any
 import anyio
 import jsonschema
 
+from dwf.runtime.ports.actor_tools import ActorTools
 from dwf.runtime.ports.protocols import NUDGE_MESSAGE, AskChannel, AskError, AskRequest, Usage
 from dwf.runtime.values.plain_json import dumps
 
@@ -362,8 +363,6 @@ class ScriptedAgentPort:
     # -- scripted tool calls
 
     async def _call_tool(self, index: int, call: ToolCall, request: AskRequest, channel: AskChannel) -> None:
-        from dwf.runtime.ports.actor_tools import ActorTools  # deferred: most fixtures call no tools
-
         if self._tools is None:
             if self.workspace is None:
                 raise AskError("the scripted fixture calls tools, but the port has no workspace", code="ScriptedToolCall")

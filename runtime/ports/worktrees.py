@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,8 +119,6 @@ def check_isolation(program: ir.Program, workspace: str | os.PathLike | None) ->
 
 def repository_problem(workspace: Path) -> str | None:
     """Why `workspace` cannot hold worktrees, or None (a quick synchronous check at start)."""
-    import subprocess  # deferred: only runs that isolate actors need it
-
     git = shutil.which("git", path=command_path())
     if git is None:
         return "git is not installed"

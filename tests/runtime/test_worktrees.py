@@ -342,3 +342,33 @@ def test_a_sigkilled_run_resumes_into_the_same_worktrees(tmp_path):
         assert git(repo, "show", f"{change['branch']}:calc.py") == CALC.replace("return 0", expected)
     assert (repo / "calc.py").read_text() == CALC  # the script merged nothing
     assert not (repo / ".dwf" / "worktrees").exists()
+
+
+def test_the_command_port_runs_an_isolated_actor_in_its_worktree(tmp_path):
+    from dwf.runtime.ports.command import CommandAgentPort
+
+    repo = make_repo(tmp_path / "repo")
+    wrapper = tmp_path / "agent.py"
+    wrapper.write_text("import json, os, sys\nrequest = json.load(sys.stdin)\n"
+                       "open('from-the-agent.txt', 'w').write(request['workdir'] or 'none')\n"
+                       "print(json.dumps({'text': os.getcwd() + ' ' + json.dumps(request['tools'])}))\n")
+    script = '''meta = {"name": "cmd", "description": "A command-port actor in a worktree."}
+phase("Work")
+worker = agent("worker", isolation="worktree", tools=["Read", "Edit"])
+said = await worker.ask("Work.")
+change = await git.worktree(worker)
+return {"said": said, "files": change.changed_files}
+'''
+    port = CommandAgentPort([sys.executable, str(wrapper)], workspace=repo)
+
+    async def main():
+        async with Engine() as engine:
+            run = engine.start(StartRequest(script=script, agent_port=port, world=LocalWorld(repo)))
+            return await run.result
+
+    result = anyio.run(main)
+    assert result.status == "completed", result.error
+    cwd, tools = result.value["said"].split(" ", 1)
+    assert Path(cwd).resolve().parent.parent == (repo / ".dwf" / "worktrees").resolve()
+    assert json.loads(tools) == ["read_file", "edit_file"]
+    assert result.value["files"] == ["from-the-agent.txt"] and not (repo / "from-the-agent.txt").exists()

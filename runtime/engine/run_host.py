@@ -348,7 +348,9 @@ class RunHost:
             return {**channel.ask_usage.to_json(), "pure": not channel.touched}
 
         lookup = None
-        if self.cache is not None and spec.name:
+        # an isolated actor's asks never import: its edits were made in the predecessor's
+        # worktree, and this run's worktree is a new one
+        if self.cache is not None and spec.name and not spec.isolation:
             def lookup(digest: str):
                 entry = self.cache.take_ask(spec.name, digest)
                 if entry is None:

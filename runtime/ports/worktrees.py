@@ -27,12 +27,15 @@ no `GIT_*` variables from the host, hooks and fsmonitor off, under a deadline.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+import anyio
 
 from dwf.compiler import ir
 
@@ -70,9 +73,12 @@ class Worktree:
 
 
 def slug(text: str) -> str:
-    """`text` made safe as one path component and one ref-name component."""
-    cleaned = _UNSAFE.sub("-", text).strip("-.") or "actor"
-    return cleaned[:80]
+    """`text` made safe as one path component and one ref-name component; a text that had to
+    change gets a short hash of itself, so two actors never share a folder or a branch."""
+    cleaned = (_UNSAFE.sub("-", text).strip("-.") or "actor")[:80]
+    if cleaned != text:
+        cleaned += "-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+    return cleaned
 
 
 def isolated_actors(program: ir.Program) -> list[str]:
@@ -145,6 +151,9 @@ class GitWorktrees:
 
     def __init__(self, workspace: str | os.PathLike):
         self.workspace = Path(workspace).resolve()
+        # `git worktree add/prune/remove` of one repository one at a time: a prune running
+        # beside an add could drop the half-made worktree's registration
+        self._registry = anyio.Lock()
 
     def place(self, run_id: str, actor_label: str) -> tuple[Path, str]:
         """The folder and branch of an actor's worktree in a run."""
@@ -155,6 +164,10 @@ class GitWorktrees:
     async def attach(self, run_id: str, actor_label: str, key: str, known: dict | None = None) -> Worktree:
         """The actor's worktree: `known` (its journaled `worktree-created` payload, on a resume)
         is re-attached; otherwise a new one is made from the workspace's HEAD."""
+        async with self._registry:
+            return await self._attach(run_id, actor_label, key, known)
+
+    async def _attach(self, run_id: str, actor_label: str, key: str, known: dict | None) -> Worktree:
         if known is not None:
             path = self.workspace / known["path"]
             worktree = Worktree(known["actor"], key, known["branch"], path, self.workspace / known["root"], known["base"])
@@ -210,10 +223,12 @@ class GitWorktrees:
         branch unless it holds changes. Returns what happened (the `worktree-removed` payload)."""
         if worktree.path.exists():
             changes = await self.snapshot(worktree, run_id)
-            await self._git(worktree.actor, "worktree", "remove", "--force", str(worktree.path))
+            async with self._registry:
+                await self._git(worktree.actor, "worktree", "remove", "--force", str(worktree.path))
         else:
             changes = {"changed_files": [], "head": worktree.base}
-            await self._git(worktree.actor, "worktree", "prune")
+            async with self._registry:
+                await self._git(worktree.actor, "worktree", "prune")
         kept = bool(changes["changed_files"]) or changes["head"] != worktree.base
         if not kept:
             await self._run(worktree.actor, self.workspace, "branch", "--quiet", "-D", worktree.branch)

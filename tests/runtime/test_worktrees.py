@@ -372,3 +372,30 @@ return {"said": said, "files": change.changed_files}
     assert Path(cwd).resolve().parent.parent == (repo / ".dwf" / "worktrees").resolve()
     assert json.loads(tools) == ["read_file", "edit_file"]
     assert result.value["files"] == ["from-the-agent.txt"] and not (repo / "from-the-agent.txt").exists()
+
+
+def test_an_amend_runs_an_isolated_actors_asks_again_in_a_new_worktree(tmp_path):
+    from dwf.runtime.host.amend import amend
+
+    repo = make_repo(tmp_path / "repo")
+    journal = SqliteJournal(repo / ".dwf" / "state.db")
+    first, _ = run_engine(repo, FOUR_FIXERS, four_fixers_fixture(), commands={"git"}, journal=journal)
+    assert first.status == "completed", first.error
+    git(repo, "reset", "-q", "--hard", "HEAD@{1}")  # undo the script's merge: the amend starts from the same HEAD
+    edited = FOUR_FIXERS.replace('"description": "Four isolated fixers edit one file."',
+                                 '"description": "Four isolated fixers edit one file (amended)."')
+    port = ScriptedAgentPort(parse_fixture(four_fixers_fixture()), workspace=repo)
+
+    async def main():
+        async with Engine() as engine:
+            run = await amend(engine, first.run_id, edited, journal=journal, agent_port=port,
+                              world=LocalWorld(repo, allowed_commands=frozenset({"git"})))
+            return await run.result
+
+    second = anyio.run(main)
+    journal.close()
+    assert second.status == "completed", second.error
+    assert sorted(c["actor"] for c in port.calls) == [f"fixer-{n}" for n in range(4)]  # none imported
+    for n, change in enumerate(second.value["changes"]):
+        assert change["files"] == ["calc.py"] and f"+    return {n + 1}" in change["diff"]
+        assert change["branch"].startswith(f"dwf/{second.run_id.removeprefix('dwfrun-')[:12]}/")

@@ -12,7 +12,8 @@ commands are rooted there (`runtime.ports.actor_tools`), so the sandbox's only w
 its commands is the worktree, not the workspace.
 
 Journal. Creation is journaled (a `worktree-created` event with the actor, branch, path and base
-commit); a resume re-attaches to the same worktree (the folder is reused when it is still
+commit; the worktrees' folder goes into the repository's `info/exclude`, so the main tree's
+`git status` and `git add -A` never see it); a resume re-attaches to the same worktree (the folder is reused when it is still
 registered on its branch, else re-added from the branch). `snapshot` commits whatever the
 actor left uncommitted onto its branch (hooks off, a fixed DWF author) and returns the branch,
 base, head, the changed files and the diff against the base. When a run completes, `finish`
@@ -181,6 +182,7 @@ class GitWorktrees:
         prefix = (await self._git(actor_label, "rev-parse", "--show-prefix")).strip()
         base = (await self._git(actor_label, "rev-parse", "--verify", "HEAD^{commit}")).strip()
         path.parent.mkdir(parents=True, exist_ok=True)
+        await self._exclude(actor_label, prefix)
         await self._git(actor_label, "worktree", "prune")
         if path.exists():  # a crash between `worktree add` and its journal event: start it again
             shutil.rmtree(path)
@@ -237,6 +239,19 @@ class GitWorktrees:
                 folder.rmdir()
         return {"actor": worktree.actor, "key": worktree.key, "branch": worktree.branch, "kept": kept,
                 "head": changes["head"], "changed_files": changes["changed_files"]}
+
+    async def _exclude(self, label: str, prefix: str) -> None:
+        """Keep the worktrees out of the main tree's `git status` and `git add -A`: their folder
+        goes into the repository's `info/exclude` (once), whatever its `.gitignore` says."""
+        common = Path((await self._git(label, "rev-parse", "--git-common-dir")).strip())
+        exclude = (common if common.is_absolute() else self.workspace / common) / "info" / "exclude"
+        pattern = f"/{prefix}{WORKTREES_DIR}/"
+        text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+        if pattern not in text.splitlines():
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            with open(exclude, "a", encoding="utf-8") as handle:
+                handle.write(("" if not text or text.endswith("\n") else "\n")
+                             + "# the worktrees of DWF's isolated actors\n" + pattern + "\n")
 
     # -- git
 

@@ -110,6 +110,8 @@ def test_four_isolated_actors_edit_one_file_each_in_its_own_worktree(tmp_path):
 
 def test_a_worktree_without_changes_is_removed_with_its_branch(tmp_path):
     repo = make_repo(tmp_path / "repo")
+    (repo / ".gitignore").unlink()  # even without a .gitignore for .dwf/, the worktrees stay out of git status
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", "no ignore")
     script = '''meta = {"name": "idle", "description": "An isolated reader changes nothing."}
 phase("Read")
 reader = agent("reader", isolation="worktree", tools=["read"])
@@ -123,6 +125,7 @@ return change.changed_files
     result, _ = run_engine(repo, script, fixture, events=events)
     assert result.status == "completed", result.error
     assert result.value == []
+    assert "/.dwf/worktrees/" in (repo / ".git" / "info" / "exclude").read_text().splitlines()
     (removed,) = [e for e in events if e["type"] == "worktree-removed"]
     assert removed["kept"] is False
     assert git(repo, "branch", "--list", "dwf/*") == ""

@@ -48,7 +48,8 @@ def cmd_run(args) -> int:
         problems.append(f"the workspace {workspace} is not a directory")
     else:
         problems.extend(check_agent_types(prepared.program, workspace))
-        problems.extend(check_isolation(prepared.program, workspace))
+        for program in (prepared.program, *prepared.called.values()):  # the saved workflows it calls too
+            problems.extend(check_isolation(program, workspace))
     problems.extend(prepared.problems[len(prepared.argument_problems):])  # the saved workflows it calls
     port = session.open_port(problems)
     problems.extend(prepared.argument_problems)

@@ -391,10 +391,11 @@ class Run:
 def _worktrees(prepared: PreparedRun, world) -> GitWorktrees | None:
     """The worktrees of a run whose script isolates actors, in the world's workspace; a
     workspace that cannot hold them refuses the start, naming the actors (`check_isolation`)."""
-    if not isolated_actors(prepared.program):
+    programs = [prepared.program, *prepared.called.values()]  # saved workflows called inline too
+    if not any(isolated_actors(program) for program in programs):
         return None
     workspace = getattr(world, "root", None)
-    problems = check_isolation(prepared.program, workspace)
+    problems = [problem for program in programs for problem in check_isolation(program, workspace)]
     if problems:
         raise StartError(problems)
     return GitWorktrees(workspace)

@@ -207,7 +207,7 @@ class ToolLayer:
         program = prepared.program
         self._require_agent()
         problems = list(prepared.argument_problems) + check_agent_types(program, self.root) \
-            + check_isolation(program, self.root) \
+            + [p for called in (program, *prepared.called.values()) for p in check_isolation(called, self.root)] \
             + self._hints(prepared.problems[len(prepared.argument_problems):])
         if problems:
             raise _Refusal("the workflow cannot start: " + "; ".join(problems) + ". Nothing ran.", problems=problems)

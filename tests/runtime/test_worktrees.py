@@ -402,3 +402,29 @@ def test_an_amend_runs_an_isolated_actors_asks_again_in_a_new_worktree(tmp_path)
     for n, change in enumerate(second.value["changes"]):
         assert change["files"] == ["calc.py"] and f"+    return {n + 1}" in change["diff"]
         assert change["branch"].startswith(f"dwf/{second.run_id.removeprefix('dwfrun-')[:12]}/")
+
+
+def test_a_called_workflows_isolated_actor_needs_git_too(tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    child = '''meta = {"name": "child", "description": "An isolated actor in a saved workflow."}
+phase("Child")
+await agent("inner", isolation="worktree").ask("Fix.")
+'''
+    parent = '''meta = {"name": "parent", "description": "Calls a saved workflow."}
+phase("Call")
+await workflow("child", {})
+'''
+    port = ScriptedAgentPort(parse_fixture({"rules": [], "default": {"result": "ok"}}), workspace=plain)
+
+    async def main():
+        async with Engine() as engine:
+            engine.start(StartRequest(script=parent, agent_port=port, world=LocalWorld(plain),
+                                      workflows={"child": child}))
+
+    try:
+        anyio.run(main)
+    except StartError as error:
+        assert any('actor "inner"' in problem and "not a git repository" in problem for problem in error.problems)
+    else:
+        raise AssertionError("the run started although a called workflow isolates an actor outside git")

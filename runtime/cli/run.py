@@ -6,6 +6,7 @@ the workspace's journal open). Preparing, journaling and the ports are `host.ses
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -57,8 +58,12 @@ def cmd_run(args) -> int:
         return report_usage_problems(problems)
 
     binding = approval_binding(prepared, session.actor_tools)  # what the screen below shows
+    # the tool set the actors get: the command port's agent brings its own tools
+    tool_set = None if str(args.agent or "").startswith("command") else \
+        session.actor_tools or os.environ.get("DWF_ACTOR_TOOLS") or "write"
     if args.progress == "text" or not args.yes:
         sys.stderr.write(plan_summary(prepared, workspace, agent=args.agent, max_concurrency=args.max_concurrency,
+                                      actor_tools=tool_set,
                                       budget=args.budget, ceilings=session.ceilings))
     if not args.yes and not confirm("Run this workflow?", "pass --yes to approve the plan above without a prompt"):
         return EXIT_USAGE

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -473,9 +474,11 @@ class ToolLayer:
         """The approval screen: the plan of `dwfc plan` (with the saved workflows it calls) and,
         when it `runs`, where and how (as `dwfc run` prints it)."""
         if runs:
+            tool_set = None if str(self.agent or "").startswith("command") else \
+                self.actor_tools or os.environ.get("DWF_ACTOR_TOOLS") or "write"  # the command port's agent has its own
             text = plan_summary(prepared, self.root, agent=self.agent or "(none)",
                                 max_concurrency=caps.get("max_concurrency"), budget=caps.get("budget"),
-                                ceilings=self.session.ceilings).rstrip("\n")
+                                ceilings=self.session.ceilings, actor_tools=tool_set).rstrip("\n")
         else:
             text = render_text(prepared_plan(prepared)).rstrip("\n")
         if preface:

@@ -428,3 +428,32 @@ await workflow("child", {})
         assert any('actor "inner"' in problem and "not a git repository" in problem for problem in error.problems)
     else:
         raise AssertionError("the run started although a called workflow isolates an actor outside git")
+
+
+def test_the_run_approval_screen_resolves_each_actors_tools_against_the_runs_set(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    script = '''meta = {"name": "screen", "description": "Actors on the run's approval screen."}
+phase("Work")
+editor = agent("editor")
+fixer = agent("fixer", isolation="worktree", tools=["read", "edit", "run"])
+await parallel([editor.ask("Edit."), fixer.ask("Fix.")])
+await world.run("pytest", ["-q"])
+'''
+    (repo / "screen.dwf.py").write_text(script)
+    (repo / "fix.json").write_text(json.dumps({"rules": [], "default": {"result": "ok"}}))
+
+    def screen(*options: str) -> str:
+        done = subprocess.run([str(DWFC), "run", "screen.dwf.py", "--agent", "scripted:fix.json", *options], cwd=repo,
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+        assert done.returncode == 2 and "cannot ask for approval" in done.stderr  # not approved: nothing ran
+        return " ".join(done.stderr.split())
+
+    read = screen("--actor-tools", "read")
+    assert "Actor tools: read: read_file, list_files, grep" in read
+    assert "editor · 1 instance · untyped · default model tools: read_file, list_files, grep · cannot write files" in read
+    assert "fixer · 1 instance · untyped · default model tools: read_file · cannot write files · isolated" in read
+    executing = screen("--actor-tools", "exec")
+    assert "tools: read_file, edit_file, run_command · can write files · isolated in its own git worktree " \
+           "programs: pytest" in executing
+    assert "can write files · no isolation programs: pytest" in executing  # the editor gets the whole exec set
+    assert not (repo / ".dwf" / "worktrees").exists()

@@ -55,7 +55,8 @@ async def read_doc(previous, path, index):
 
 async def audit_doc(text, path, index):
     auditor = agent(f"auditor-{path}", system="You check documentation against source code. "
-                    "Quote the document exactly and cite the code that contradicts it.")
+                    "Quote the document exactly and cite the code that contradicts it.",
+                    tools=["read", "list", "grep"])
     audit = await auditor.ask(
         f"Audit the documentation page `{path}` against the current code. Its content:\n\n"
         f"{text[:30000]}\n\n"

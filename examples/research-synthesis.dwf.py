@@ -77,7 +77,7 @@ log(f"Researching {len(topics)} topics: {', '.join(t['title'] for t in topics)}"
 phase("Research each topic")
 briefs = await parallel(
     agent(f"researcher-{i}", system="You are a careful staff engineer. Say which claims you "
-          "verified in the code and which come from experience.").ask(
+          "verified in the code and which come from experience.", tools=["read", "list", "grep"]).ask(
         f"Overall decision: {question}\nYour topic: {topic['title']}\n"
         f"Question: {topic['question']}\n"
         f"Start by inspecting: {', '.join(topic['look_at']) or 'whatever is relevant'}\n"

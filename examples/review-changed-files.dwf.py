@@ -55,7 +55,7 @@ REVIEWER = (
 
 async def review(path):
     diff = await git.diff(args["base"], path)
-    return await agent(f"reviewer-{path}", system=REVIEWER).ask(
+    return await agent(f"reviewer-{path}", system=REVIEWER, tools=["read", "list", "grep"]).ask(
         f"Review the change to `{path}`. The diff against `{args['base']}` is:\n\n"
         f"{diff[:20000]}\n\n"
         "Open the file if you need more context. Give each finding the line number in the new "

@@ -72,7 +72,8 @@ if not by_file:
     return {"files": 0, "real": []}
 
 judged = await parallel(
-    agent(f"scanner-{path}", system="You are an application security engineer.").ask(
+    agent(f"scanner-{path}", system="You are an application security engineer.",
+          tools=["read", "list", "grep"]).ask(
         f"These lines of `{path}` look like credentials:\n" + "\n".join(lines) + "\n\n"
         "Open the file and judge each one. Test fixtures, documented examples and obvious "
         "placeholders such as 'changeme' are not real secrets. Never repeat a secret's value "

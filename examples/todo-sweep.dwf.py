@@ -53,7 +53,7 @@ batches = [markers[i * BATCH_SIZE:(i + 1) * BATCH_SIZE] for i in range(batch_cou
 log(f"{len(markers)} markers in {batch_count} batches")
 
 verdict_lists = await parallel(
-    agent(system="You classify TODO comments by reading the code around them.").ask(
+    agent(system="You classify TODO comments by reading the code around them.", tools=["read", "list", "grep"]).ask(
         "For each marker below, read the surrounding code and classify it. 'obsolete' means the "
         "TODO is already done or no longer applies; 'trivial' means under ten lines, no design "
         "decision.\n" + "\n".join(f"{m['path']}:{m['line']}: {m['text']}" for m in batch),

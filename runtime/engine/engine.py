@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -207,8 +208,10 @@ class Run:
                               "(another process resumed it first); see `dwfc show` for its progress"])
         self.resumed_rows = self.journal.list_nodes(self.id, with_input=False)
         replay = {(n.site, n.key): n for n in self.resumed_rows if n.status != "running"}
+        # The resume is recorded on the row, not as an event: a replay adds nothing to the log.
         self.journal.update_run(self.id, status="running", stop_reason=None, result=None, error=None, caps=caps,
-                                agent=self.agent_pin)
+                                agent=self.agent_pin, resumes=current.resumes + 1,
+                                resumed_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z")
         return replay
 
     # ------------------------------------------------------------ contract
@@ -289,9 +292,11 @@ class Run:
         extra = {"resumed": True} if self.resumed else {}
         if self.request.resumed_from:
             extra["amended_from"] = self.request.resumed_from
+        # A resume announces itself to its listeners but journals no `run-started`: the log keeps
+        # the original one, and the run row counts the resumes (docs/design.md, #14).
         self.events.emit("run-started", caps={"max_concurrency": int(host.limiter.total_tokens),
                                                "max_agents": host.max_agents, "budget": host.budget_limit},
-                         meta=self.meta, args=self.args, **extra)
+                         meta=self.meta, args=self.args, journaled=not self.resumed, **extra)
         if self.control_dir is not None:
             self._spawn(self._watch_cancel_requests)
         self._spawn(self.committer.hold())

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from dwf.runtime.journal.sqlite_schema import (ACTOR_MESSAGES, APPEND_EVENT, APPEND_MESSAGE, ASK_MESSAGES,
-                                               DROP_UNSETTLED_MESSAGES, ERROR_KINDS, INSERT_NODE, MIGRATIONS, NODE_COLUMNS, NODE_USAGE, NOW,
+                                               DROP_UNSETTLED_MESSAGES, ERROR_KINDS, INSERT_NODE, LAST_SEQUENCE, MIGRATIONS,
+                                               MOVE_SETTLED, NODE_COLUMNS, NODE_USAGE, NOW,
                                                PUT_NODE, RUN_COLUMNS, RUN_JSON, RUN_TEXT, SCHEMA_VERSION, SETTLE_NODE,
                                                VERSION_TABLE)
 from dwf.runtime.journal.store import JournalError, NodeRow, RunRow
@@ -561,6 +562,8 @@ class SqliteJournal:
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
         def write(conn: sqlite3.Connection) -> int:
             text, blob = self._dump(conn, payload)
+            if event_type == "run-settled":
+                return self._settle_event(conn, run_id, text, blob)
             if not (self._holders and conn.in_transaction):  # autocommit: insert, then read the sequence back
                 rowid = conn.execute(APPEND_EVENT, (run_id, run_id, event_type, text, blob)).lastrowid
                 return conn.execute("SELECT sequence FROM dwf_event WHERE rowid = ?", (rowid,)).fetchone()[0]
@@ -573,6 +576,18 @@ class SqliteJournal:
             return last + 1
 
         return self._hot_write(write, lambda: f"append a {event_type} event to run {run_id}")
+
+    def _settle_event(self, conn: sqlite3.Connection, run_id: str, text: str | None, blob: str | None) -> int:
+        """The run's one `run-settled`: the earlier one moved to the end (MOVE_SETTLED), or a new one."""
+        grouped = bool(self._holders and conn.in_transaction)
+        if grouped:
+            self._flush_events(conn)  # the pending events take their numbers first
+        if not conn.execute(MOVE_SETTLED, (run_id, text, blob, run_id)).rowcount:
+            conn.execute(APPEND_EVENT, (run_id, run_id, "run-settled", text, blob))
+        sequence = conn.execute(LAST_SEQUENCE, (run_id,)).fetchone()[0]
+        if grouped:
+            self._group_sequences[run_id] = sequence
+        return sequence
 
     def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
         only = f" AND type IN ({', '.join('?' * len(types))})" if types is not None else ""

@@ -315,6 +315,8 @@ class Run:
             status, value = "errored", None
             error = failure.summary()
             trace = failure.traceback(host.interpreter.source_lines)
+        except JournalError as failure:  # the journal failed under the script: say so, not InternalError
+            status, value, error = "errored", None, f"JournalError: {failure}"
         except anyio.get_cancelled_exc_class():
             self._settle("stopped", None, f"the run was stopped ({self._stop_reason or 'interrupted'})", None)
             raise

@@ -50,7 +50,7 @@ from dwf.runtime.interpreter import sandbox
 from dwf.runtime.interpreter.interpreter import Interpreter
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.journal.control import spent
-from dwf.runtime.journal.store import JournalStore, NodeRow, input_hash
+from dwf.runtime.journal.store import JournalError, JournalStore, NodeRow, input_hash
 from dwf.runtime.ports.protocols import (ActorSpec, AgentPort, ArtifactPort, AskRequest, QuestionPort, Usage,
                                          WorldPort)
 from dwf.runtime.values.errors import FatalError, ScriptError
@@ -265,6 +265,9 @@ class RunHost:
         except FatalError:
             outcome = "failed"
             raise
+        except JournalError as error:  # the journal failed under the effect: the run cannot go on
+            outcome = "failed"
+            raise FatalError("JournalError", str(error)) from None
         except Exception as error:  # a port or engine bug must not look like a script exception
             outcome = "failed"
             raise FatalError("InternalError", f"{key}: {type(error).__name__}: {error}") from error

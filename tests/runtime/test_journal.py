@@ -454,7 +454,7 @@ def test_a_corrupted_file_gives_a_clear_error(real_db, tmp_path):
     shutil.copy(real_db, header)
     with open(header, "r+b") as handle:
         handle.write(b"\xde\xad\xbe\xef garbage " * 8)
-    with pytest.raises(JournalError, match="corrupted or truncated.*move it aside") as caught:
+    with pytest.raises(JournalError, match="corrupted or truncated.*restore it from a backup.*aside") as caught:
         SqliteJournal(header)
     assert str(header) in str(caught.value)
 

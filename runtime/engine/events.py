@@ -5,9 +5,10 @@ copy (a resume's `run-started` reaches the listeners without being journaled). A
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any, Callable
+
+from dwf.runtime.journal.codec import plain_copy
 
 log = logging.getLogger("dwf.events")
 
@@ -37,10 +38,9 @@ class EventBus:
         event = {"type": event_type, "run_id": self.run_id, "seq": sequence, **payload}
         if event_type == "run-settled":
             self.settled = True
-        text = json.dumps(event) if self.listeners else ""
         for listener in list(self.listeners):
             try:
-                listener(json.loads(text))  # each listener gets its own copy of plain data
+                listener(plain_copy(event))  # each listener gets its own copy of plain data
             except Exception:  # a broken listener must not break the run or other listeners
                 log.exception("event listener %r failed on %s; skipped", listener, event_type)
         return event

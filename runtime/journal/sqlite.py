@@ -33,8 +33,9 @@ from typing import Any, Callable, Iterator
 from dwf.runtime.journal.sqlite_schema import (ACTOR_MESSAGES, APPEND_EVENT, APPEND_MESSAGE, ASK_MESSAGES,
                                                DROP_UNSETTLED_MESSAGES, ERROR_KINDS, INSERT_NODE, LAST_SEQUENCE, MIGRATIONS,
                                                MOVE_SETTLED, NODE_COLUMNS, NODE_USAGE, NOW,
-                                               PUT_NODE, RUN_COLUMNS, RUN_JSON, RUN_TEXT, SCHEMA_VERSION, SETTLE_NODE,
+                                               PUT_NODE, RUN_COLUMNS, RUN_JSON, RUN_TEXT, SCHEMA_VERSION, SETTLE_NODE, SETTLE_NODE_AT,
                                                VERSION_TABLE)
+from dwf.runtime.journal.codec import dumps
 from dwf.runtime.journal.store import JournalError, NodeRow, RunRow
 from dwf.runtime.statedir import StateDir
 
@@ -45,7 +46,7 @@ DEFAULT_BUSY_TIMEOUT_S = 5.0
 # other processes writing to the same file wait, so a watchdog thread commits older ones.
 GROUP_MAX_AGE_S = 0.2
 
-_to_json = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps(**options) builds one per call
+_to_json = dumps  # orjson where it writes what json would (codec.py)
 TABLES = ("dwf_run", "dwf_actor", "dwf_node", "dwf_event", "dwf_blob", "dwf_message", "dwf_schema_version")
 
 
@@ -111,6 +112,7 @@ class SqliteJournal:
         # just before it commits; each INSERT still allocates its sequence. No other connection
         # can write while the group is open, so the sequence each will get is known at once:
         # run id -> the last one handed out in this group.
+        self._running_rows: dict[tuple[str, str, str], int] = {}  # (run, site, key) -> rowid of a row put running
         self._pending_events: list[tuple] = []
         self._group_sequences: dict[str, int] = {}
         try:
@@ -605,9 +607,12 @@ class SqliteJournal:
             result, result_blob = self._dump(conn, row.result)
             full = values[:8] + (result, result_blob) + values[10:]
             try:
-                conn.execute(INSERT_NODE, full)
+                rowid = conn.execute(INSERT_NODE, full).lastrowid
             except sqlite3.IntegrityError:  # the row exists (a re-dispatch after a crash): replace it
                 conn.execute(PUT_NODE, full)
+                rowid = None
+            if row.status == "running" and rowid is not None:
+                self._running_rows[(row.run_id, row.site, row.key)] = rowid
 
         self._hot_write(write, lambda: f"record node {row.key} of run {row.run_id}")
 
@@ -619,7 +624,11 @@ class SqliteJournal:
 
         def write(conn: sqlite3.Connection) -> int:
             text, blob = self._dump(conn, result)
-            return conn.execute(SETTLE_NODE, (status, text, blob, error_text, usage_text, run_id, site, key)).rowcount
+            values = (status, text, blob, error_text, usage_text, run_id, site, key)
+            rowid = self._running_rows.pop((run_id, site, key), None)
+            if rowid is not None and conn.execute(SETTLE_NODE_AT, values + (rowid,)).rowcount:
+                return 1
+            return conn.execute(SETTLE_NODE, values).rowcount
 
         if self._hot_write(write, lambda: f"settle node {key} of run {run_id}") == 0:
             raise KeyError((run_id, site, key))

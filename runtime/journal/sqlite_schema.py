@@ -164,6 +164,9 @@ PUT_NODE = (
 NODE_USAGE = "UPDATE dwf_node SET usage = ? WHERE run_id = ? AND site_id = ? AND occurrence_key = ? AND status = 'running'"
 SETTLE_NODE = (f"UPDATE dwf_node SET status = ?, result = ?, result_blob = ?, error = ?, usage = ?, updated_at = {NOW} "
                "WHERE run_id = ? AND site_id = ? AND occurrence_key = ?")
+# The same, for a row this connection inserted: found by its rowid (the table's own b-tree, no
+# index probe over three text columns), the key still checked.
+SETTLE_NODE_AT = SETTLE_NODE + " AND rowid = ?"
 # The sequence is allocated by the INSERT itself, under the write lock: monotonic and gap-free per
 # run even with several processes appending. (A VALUES subquery, not INSERT ... SELECT, which
 # would stage the row in a temporary table because it reads the table it writes; and no RETURNING,
@@ -197,5 +200,5 @@ DROP_UNSETTLED_MESSAGES = f"DELETE FROM dwf_message AS m WHERE m.run_id = ? AND 
 NODE_COLUMNS = "site_id, occurrence_key, kind, actor, input_hash, input, status, result, result_blob, error, usage, imported"
 
 __all__ = ["ACTOR_MESSAGES", "APPEND_EVENT", "APPEND_MESSAGE", "ASK_MESSAGES", "DROP_UNSETTLED_MESSAGES", "ERROR_KINDS",
-           "INSERT_NODE", "LAST_SEQUENCE", "MIGRATIONS", "MOVE_SETTLED", "NODE_COLUMNS", "NODE_USAGE", "NOW", "PUT_NODE", "RUN_COLUMNS", "RUN_JSON", "RUN_TEXT", "SCHEMA_V1", "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_V5", "SCHEMA_VERSION", "SETTLE_NODE",
+           "INSERT_NODE", "LAST_SEQUENCE", "MIGRATIONS", "MOVE_SETTLED", "NODE_COLUMNS", "NODE_USAGE", "NOW", "PUT_NODE", "RUN_COLUMNS", "RUN_JSON", "RUN_TEXT", "SCHEMA_V1", "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_V5", "SCHEMA_VERSION", "SETTLE_NODE", "SETTLE_NODE_AT",
            "VERSION_TABLE"]

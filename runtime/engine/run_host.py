@@ -46,6 +46,7 @@ from dwf.runtime.engine.commits import GroupCommitter
 from dwf.runtime.engine.events import EventBus
 from dwf.runtime.engine.import_cache import ImportedCache
 from dwf.runtime.engine.prepare import PreparedRun
+from dwf.runtime.engine.slots import Slots
 from dwf.runtime.interpreter import sandbox
 from dwf.runtime.interpreter.interpreter import Interpreter
 from dwf.runtime.interpreter.limits import Limits
@@ -92,7 +93,7 @@ class RunHost:
         self.events = events
         self.committer = committer
         self.limits = limits
-        self.limiter = anyio.CapacityLimiter(max_concurrency)
+        self.limiter = Slots(max_concurrency)
         self.max_agents = max_agents
         self.budget_limit = budget
         self.usage = usage
@@ -167,7 +168,7 @@ class RunHost:
             self.actor_names[name] = key
         spec = ActorSpec(key, name or None, system, model or self.pinned_models.get(key), agent_type)
         self.actors[key] = spec
-        self.actor_locks[key] = anyio.Lock()
+        self.actor_locks[key] = anyio.Lock(fast_acquire=True)  # free: no trip through the event loop
         self.actor_sites[key] = site
         if self.cache is not None:
             self.cache.attach(name or None, system)

@@ -167,10 +167,11 @@ SETTLE_NODE = (f"UPDATE dwf_node SET status = ?, result = ?, result_blob = ?, er
 # The same, for a row this connection inserted: found by its rowid (the table's own b-tree, no
 # index probe over three text columns), the key still checked.
 SETTLE_NODE_AT = SETTLE_NODE + " AND rowid = ?"
-# The sequence is allocated by the INSERT itself, under the write lock: monotonic and gap-free per
-# run even with several processes appending. (A VALUES subquery, not INSERT ... SELECT, which
-# would stage the row in a temporary table because it reads the table it writes; and no RETURNING,
-# which costs more than reading the row back by its rowid.)
+# The sequence is allocated by the INSERT itself, under the write lock: increasing per run even
+# with several processes appending (gap-free but for the number a moved run-settled left, below).
+# (A VALUES subquery, not INSERT ... SELECT, which would stage the row in a temporary table because
+# it reads the table it writes; and no RETURNING, which costs more than reading the row back by its
+# rowid.)
 APPEND_EVENT = ("INSERT INTO dwf_event (run_id, sequence, type, payload, payload_blob) VALUES "
                 "(?, (SELECT COALESCE(MAX(sequence), 0) + 1 FROM dwf_event WHERE run_id = ?), ?, ?, ?)")
 

@@ -43,6 +43,15 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, StateDirError) as error:  # StateDirError: a `.dwf` that is a symlink, refused
         print(screen(f"dwfc: error: {error}"), file=sys.stderr)  # it may quote a script's names
         return EXIT_USAGE
+    except Exception as error:
+        # A damaged journal found while a command reads it: its JournalError names the file and
+        # the remedy. Looked up, not imported: `dwfc --version` loads no journal code, and a
+        # command that never loaded it cannot have raised it.
+        store = sys.modules.get("dwf.runtime.journal.store")
+        if store is None or not isinstance(error, store.JournalError):
+            raise
+        print(screen(f"dwfc: error: {error}"), file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("dwfc: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -131,6 +131,11 @@ def _open(args, *, create: bool = False):
 
     root = workspace_root(args)
     if not create and not StateDir(root).journal.exists():
+        import dwf.runtime.journal.sqlite as stored  # deferred: start-up
+
+        marked = stored.marked_runs(StateDir(root).journal)
+        if marked:  # the file is gone but its marker says it held runs: never "no runs"
+            raise UsageError(str(stored.lost_runs_error(StateDir(root).journal, marked, 0)))
         return None, StateDir(root).runs
     try:
         journal = SqliteJournal.for_workspace(root)

@@ -8,6 +8,7 @@ the journal and the ports. It imports no host, tool or command-line module.
 - `run_host.py`: `RunHost`, the effect host the interpreter calls (asks, world, reports,
   artifacts, saved workflows, escalations).
 - `commits.py`: `GroupCommitter`, the engine's half of group commit.
+- `slots.py`: `Slots`, the cap on asks in flight (a limiter that takes a free slot without a yield).
 - `request.py`: `StartRequest`, `StartError` and `RunOutcome`.
 - `caps.py`: a run's caps and the host's ceilings on them (`Caps`, `Ceilings`, `resolve_caps`).
 - `ask.py`: the engine's side of one ask (`AskSession`, `run_ask`, `schema_violations`).

@@ -1,12 +1,14 @@
 """This module defines run events and their delivery (RUNTIME §6): every event gets the run's
 next sequence number, is appended to the journal, and is handed to each listener as its own
-copy. A listener that raises is logged and skipped; no listener ever receives a live object."""
+copy (a resume's `run-started` reaches the listeners without being journaled). A run keeps one
+`run-settled` in its log: settling again moves it to the end. A listener that raises is logged and skipped; no listener ever receives a live object."""
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any, Callable
+
+from dwf.runtime.journal.codec import plain_copy
 
 log = logging.getLogger("dwf.events")
 
@@ -26,18 +28,19 @@ class EventBus:
         self.listeners: list[Listener] = list(listeners or [])
         self.settled = False
 
-    def emit(self, event_type: str, **payload: Any) -> dict | None:
+    def emit(self, event_type: str, journaled: bool = True, **payload: Any) -> dict | None:
+        """Journal the event and hand it to the listeners; one not `journaled` (a resume's
+        `run-started`) reaches the listeners only, with `seq` None."""
         if self.settled:
             return None  # run-settled is the last event of a run
         assert event_type in EVENT_TYPES, event_type
-        sequence = self.journal.append_event(self.run_id, event_type, payload)
+        sequence = self.journal.append_event(self.run_id, event_type, payload) if journaled else None
         event = {"type": event_type, "run_id": self.run_id, "seq": sequence, **payload}
         if event_type == "run-settled":
             self.settled = True
-        text = json.dumps(event) if self.listeners else ""
         for listener in list(self.listeners):
             try:
-                listener(json.loads(text))  # each listener gets its own copy of plain data
+                listener(plain_copy(event))  # each listener gets its own copy of plain data
             except Exception:  # a broken listener must not break the run or other listeners
                 log.exception("event listener %r failed on %s; skipped", listener, event_type)
         return event

@@ -46,11 +46,12 @@ from dwf.runtime.engine.commits import GroupCommitter
 from dwf.runtime.engine.events import EventBus
 from dwf.runtime.engine.import_cache import ImportedCache
 from dwf.runtime.engine.prepare import PreparedRun
+from dwf.runtime.engine.slots import Slots
 from dwf.runtime.interpreter import sandbox
 from dwf.runtime.interpreter.interpreter import Interpreter
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.journal.control import spent
-from dwf.runtime.journal.store import JournalStore, NodeRow, input_hash
+from dwf.runtime.journal.store import JournalError, JournalStore, NodeRow, input_hash
 from dwf.runtime.ports.protocols import (ActorSpec, AgentPort, ArtifactPort, AskRequest, QuestionPort, Usage,
                                          WorldPort)
 from dwf.runtime.ports.worktrees import GitWorktrees, Worktree, WorktreeError
@@ -100,7 +101,7 @@ class RunHost:
         self.events = events
         self.committer = committer
         self.limits = limits
-        self.limiter = anyio.CapacityLimiter(max_concurrency)
+        self.limiter = Slots(max_concurrency)
         self.max_agents = max_agents
         self.budget_limit = budget
         self.usage = usage
@@ -182,7 +183,7 @@ class RunHost:
         spec = ActorSpec(key, name or None, system, model or self.pinned_models.get(key), agent_type, isolation,
                          tools)
         self.actors[key] = spec
-        self.actor_locks[key] = anyio.Lock()
+        self.actor_locks[key] = anyio.Lock(fast_acquire=True)  # free: no trip through the event loop
         self.actor_sites[key] = site
         if self.cache is not None:
             self.cache.attach(name or None, system)
@@ -280,6 +281,9 @@ class RunHost:
         except FatalError:
             outcome = "failed"
             raise
+        except JournalError as error:  # the journal failed under the effect: the run cannot go on
+            outcome = "failed"
+            raise FatalError("JournalError", str(error)) from None
         except Exception as error:  # a port or engine bug must not look like a script exception
             outcome = "failed"
             raise FatalError("InternalError", f"{key}: {type(error).__name__}: {error}") from error

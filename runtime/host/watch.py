@@ -85,7 +85,7 @@ class _Followed:
     quiet_since: float = 0.0
     stall_reported: bool = False
     pending: set[str] = field(default_factory=set)  # questions raised and not yet answered
-    since_last_start: bool = False  # a resumed run: only events of its latest start are news
+    since_last_start: bool = False  # a resumed run: only events after its earlier settlement are news
 
 
 class RunWatch:
@@ -201,8 +201,10 @@ class RunWatch:
         followed.quiet_since, followed.stall_reported = now, False
         if followed.since_last_start:
             followed.since_last_start = False
-            starts = [index for index, event in enumerate(events) if event["type"] == "run-started"]
-            events = events[starts[-1]:] if starts else events
+            # A resume journals no run-started; until it settles, the earlier attempt's
+            # run-settled is where the resume's events begin.
+            ends = [index for index, event in enumerate(events) if event["type"] == "run-settled"]
+            events = events[ends[-1] + 1:] if ends else events
         raised: dict[str, dict] = {}
         for event in events:
             payload = event["payload"] or {}

@@ -227,6 +227,9 @@ def _awaitables(interp, items, op: str) -> list[LazyAwaitable]:
     return items
 
 
+SPAWN_BATCH = 32  # items of a fan-out started before the event loop gets a turn
+
+
 def _is_fatal(error: BaseException) -> bool:
     return not isinstance(error, ScriptError) or error.type_name == "BudgetExceeded"
 
@@ -258,8 +261,12 @@ async def _run_all(items: list, runner, awaitables: bool = False) -> list:
             group.cancel_scope.cancel()
 
     async with anyio.create_task_group() as group:
-        for index, item in live:
+        for count, (index, item) in enumerate(live, 1):
             group.start_soon(one, index, item)
+            if count % SPAWN_BATCH == 0:
+                # Let the event loop run between batches: the asks dispatched first finish on
+                # time instead of after every item of a wide fan-out was queued (#18).
+                await anyio.lowlevel.checkpoint()
     if failure:
         raise failure[0]
     return results

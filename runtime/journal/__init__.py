@@ -7,6 +7,8 @@ except `statedir`.
 - `sqlite.py`: `SqliteJournal`, the store in one SQLite file (`.dwf/state.db`): transactions,
   group commit, rows and blobs.
 - `sqlite_schema.py`: its schema versions as forward migrations, and every SQL statement.
+- `codec.py`: `dumps`, the JSON text the journal stores and event listeners get (orjson where it
+  writes what `json` would, `json` where they would differ).
 - `control.py`: the cross-process run-control protocol over a journal (owner records, liveness,
   `claim_lock`, cancel requests, reconciliation of dead owners' runs), plus the run lookup,
   resume checks and summaries `dwfc runs`/`show` print, and `spent`, the usage a run's nodes record.

@@ -123,8 +123,11 @@ class MemoryJournal:
 
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
         events = self._events.setdefault(run_id, [])
-        events.append((len(events) + 1, event_type, json.dumps(payload)))
-        return len(events)
+        sequence = events[-1][0] + 1 if events else 1
+        if event_type == "run-settled":  # the run keeps one, its last event (see JournalStore)
+            events[:] = [event for event in events if event[1] != "run-settled"]
+        events.append((sequence, event_type, json.dumps(payload)))
+        return sequence
 
     def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
         return [{"seq": seq, "type": kind, "payload": json.loads(payload)}

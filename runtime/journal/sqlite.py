@@ -10,12 +10,19 @@ while a run holds commits (`hold_commits`): then node rows and events join one o
 that the engine commits at the end of the event-loop tick and always before it dispatches an
 effect (group commit: a commit per tick instead of one per row). Every SQLite failure (a corrupted or truncated file, a locked database, a full disk, a read-only file,
 a row holding invalid JSON) surfaces as a `JournalError` that names the file and says what to do.
+
+Corruption that SQLite itself cannot see is caught by a marker beside the file (`state.db.marker`,
+JSON: how many runs the journal held): a journal whose file was truncated to nothing, replaced,
+or lost its WAL (the rows were only there) opens with fewer runs than the marker records, and
+that is refused (`JournalError`) instead of looking like a journal with no runs. Opening also
+checks that every table of the schema exists (a dropped table is refused the same way).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -24,9 +31,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from dwf.runtime.journal.sqlite_schema import (ACTOR_MESSAGES, APPEND_EVENT, APPEND_MESSAGE, ASK_MESSAGES,
-                                               DROP_UNSETTLED_MESSAGES, ERROR_KINDS, INSERT_NODE, MIGRATIONS, NODE_COLUMNS, NODE_USAGE, NOW,
-                                               PUT_NODE, RUN_COLUMNS, RUN_JSON, RUN_TEXT, SCHEMA_VERSION, SETTLE_NODE,
+                                               DROP_UNSETTLED_MESSAGES, ERROR_KINDS, INSERT_NODE, LAST_SEQUENCE, MIGRATIONS,
+                                               MOVE_SETTLED, NODE_COLUMNS, NODE_USAGE, NOW,
+                                               PUT_NODE, RUN_COLUMNS, RUN_JSON, RUN_TEXT, SCHEMA_VERSION, SETTLE_NODE, SETTLE_NODE_AT,
                                                VERSION_TABLE)
+from dwf.runtime.journal.codec import dumps
 from dwf.runtime.journal.store import JournalError, NodeRow, RunRow
 from dwf.runtime.statedir import StateDir
 
@@ -37,7 +46,34 @@ DEFAULT_BUSY_TIMEOUT_S = 5.0
 # other processes writing to the same file wait, so a watchdog thread commits older ones.
 GROUP_MAX_AGE_S = 0.2
 
-_to_json = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps(**options) builds one per call
+_to_json = dumps  # orjson where it writes what json would (codec.py)
+TABLES = ("dwf_run", "dwf_actor", "dwf_node", "dwf_event", "dwf_blob", "dwf_message", "dwf_schema_version")
+
+
+def marker_path(path: str | Path) -> Path:
+    """The integrity marker of the journal file `path` (module docstring)."""
+    path = Path(path)
+    return path.with_name(path.name + ".marker")
+
+
+def marked_runs(path: str | Path) -> int:
+    """How many runs the marker of the journal `path` says it held (0 without a readable marker)."""
+    try:
+        data = json.loads(marker_path(path).read_text(encoding="utf-8"))
+        runs = data.get("runs") if isinstance(data, dict) else None
+        return runs if isinstance(runs, int) and not isinstance(runs, bool) and runs > 0 else 0
+    except (OSError, ValueError):
+        return 0
+
+
+def lost_runs_error(path: str | Path, marked: int, found: int) -> JournalError:
+    """The refusal for a journal holding fewer runs than its marker records."""
+    path = Path(path)
+    what = "is missing" if not path.exists() else f"holds {found}"
+    return JournalError(f"{path}: the journal held {marked} run{'s' * (marked != 1)} but now {what} "
+                        f"({'the file is gone' if not path.exists() else 'the file was truncated or replaced, or its -wal file was lost'}); "
+                        f"restore {path.name} (with its -wal file) from a backup, or move {path.name} and "
+                        f"{marker_path(path).name} aside to start a fresh journal; nothing was written")
 
 
 def _rollback(conn: sqlite3.Connection) -> None:
@@ -76,6 +112,7 @@ class SqliteJournal:
         # just before it commits; each INSERT still allocates its sequence. No other connection
         # can write while the group is open, so the sequence each will get is known at once:
         # run id -> the last one handed out in this group.
+        self._running_rows: dict[tuple[str, str, str], int] = {}  # (run, site, key) -> rowid of a row put running
         self._pending_events: list[tuple] = []
         self._group_sequences: dict[str, int] = {}
         try:
@@ -83,6 +120,9 @@ class SqliteJournal:
         except OSError as error:
             raise JournalError(f"{self.path}: cannot create the folder for the journal ({error}); "
                                "check the path and its permissions") from None
+        marked = marked_runs(self.path)
+        if marked and not self.path.exists():  # gone, with runs in it: never start a fresh one in its place
+            raise lost_runs_error(self.path, marked, 0)
         with self._guard("open the journal"):
             self._conn = sqlite3.connect(str(self.path), timeout=busy_timeout_s, isolation_level=None,
                                          check_same_thread=False)
@@ -92,7 +132,11 @@ class SqliteJournal:
                 # where 4 KiB pages hold one (a third less disk for typical agent answers).
                 self._conn.execute("PRAGMA page_size = 8192")
                 self._conn.execute("PRAGMA foreign_keys = ON")
+                if marked and self._version(self._conn) == 0:  # an empty file where runs were: never re-create it
+                    raise lost_runs_error(self.path, marked, 0)
                 self._migrate()
+                self._check_tables()
+                self._check_marker(marked)
                 mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
                 if str(mode).lower() != "wal":
                     raise JournalError(f"{self.path}: could not switch the journal to WAL mode (got {mode!r}); "
@@ -151,8 +195,8 @@ class SqliteJournal:
             return JournalError(f"{where}: the journal file is read-only; make the file and its folder writable "
                                 "(or point dwf at another state dir); rows committed before this error are kept")
         if kind == "corrupt":
-            return JournalError(f"{where}: the file is corrupted or truncated ({text}); move it aside (dwf will "
-                                "start a fresh journal) or restore it from a backup")
+            return JournalError(f"{where}: the file is corrupted or truncated ({text}); restore it from a backup, "
+                                f"or move it and {marker_path(self.path).name} aside (dwf will start a fresh journal)")
         if kind == "cantopen":
             return JournalError(f"{where}: the file cannot be opened ({text}); check that the path exists and "
                                 "is writable")
@@ -323,6 +367,34 @@ class SqliteJournal:
             _rollback(conn)
             raise
 
+    def _check_tables(self) -> None:
+        names = {row[0] for row in self._connection().execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        missing = [name for name in TABLES if name not in names]
+        if missing:
+            raise JournalError(f"{self.path}: the journal is damaged: its table{'s' * (len(missing) > 1)} "
+                               f"{', '.join(missing)} {'are' if len(missing) > 1 else 'is'} missing; restore the file "
+                               f"from a backup, or move it and {marker_path(self.path).name} aside to start a fresh "
+                               "journal; nothing was written")
+
+    def _check_marker(self, marked: int) -> None:
+        """Refuse a journal holding fewer runs than its marker records; mark one that has none."""
+        found = self._connection().execute("SELECT count(*) FROM dwf_run").fetchone()[0]
+        if found < marked:
+            raise lost_runs_error(self.path, marked, found)
+        if found > marked:  # a journal written before markers, or a marker write that was lost
+            self._write_marker(found)
+
+    def _write_marker(self, runs: int) -> None:
+        """Record how many runs the journal holds (after their commit), atomically."""
+        target = marker_path(self.path)
+        temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        try:
+            temporary.write_text(json.dumps({"journal": "dwf", "runs": runs}) + "\n", encoding="utf-8")
+            os.replace(temporary, target)
+        except OSError as error:
+            raise JournalError(f"{target}: cannot write the journal's marker ({error}); check the folder's "
+                               "permissions") from None
+
     @staticmethod
     def _version(conn: sqlite3.Connection) -> int:
         exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dwf_schema_version'").fetchone()
@@ -387,6 +459,9 @@ class SqliteJournal:
             values += [result, result_blob]
             columns = ("id",) + RUN_TEXT + tuple(name for name in RUN_JSON if name != "result") + ("result", "result_blob")
             conn.execute(f"INSERT INTO dwf_run ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values)
+        with self._read(f"count the runs after {run.id}") as conn:
+            runs = conn.execute("SELECT count(*) FROM dwf_run").fetchone()[0]
+        self._write_marker(max(runs, marked_runs(self.path)))
 
     def update_run(self, run_id: str, **fields: Any) -> None:
         unknown = sorted(set(fields) - set(RUN_TEXT) - set(RUN_JSON))
@@ -532,9 +607,12 @@ class SqliteJournal:
             result, result_blob = self._dump(conn, row.result)
             full = values[:8] + (result, result_blob) + values[10:]
             try:
-                conn.execute(INSERT_NODE, full)
+                rowid = conn.execute(INSERT_NODE, full).lastrowid
             except sqlite3.IntegrityError:  # the row exists (a re-dispatch after a crash): replace it
                 conn.execute(PUT_NODE, full)
+                rowid = None
+            if row.status == "running" and rowid is not None:
+                self._running_rows[(row.run_id, row.site, row.key)] = rowid
 
         self._hot_write(write, lambda: f"record node {row.key} of run {row.run_id}")
 
@@ -546,7 +624,11 @@ class SqliteJournal:
 
         def write(conn: sqlite3.Connection) -> int:
             text, blob = self._dump(conn, result)
-            return conn.execute(SETTLE_NODE, (status, text, blob, error_text, usage_text, run_id, site, key)).rowcount
+            values = (status, text, blob, error_text, usage_text, run_id, site, key)
+            rowid = self._running_rows.pop((run_id, site, key), None)
+            if rowid is not None and conn.execute(SETTLE_NODE_AT, values + (rowid,)).rowcount:
+                return 1
+            return conn.execute(SETTLE_NODE, values).rowcount
 
         if self._hot_write(write, lambda: f"settle node {key} of run {run_id}") == 0:
             raise KeyError((run_id, site, key))
@@ -561,6 +643,8 @@ class SqliteJournal:
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
         def write(conn: sqlite3.Connection) -> int:
             text, blob = self._dump(conn, payload)
+            if event_type == "run-settled":
+                return self._settle_event(conn, run_id, text, blob)
             if not (self._holders and conn.in_transaction):  # autocommit: insert, then read the sequence back
                 rowid = conn.execute(APPEND_EVENT, (run_id, run_id, event_type, text, blob)).lastrowid
                 return conn.execute("SELECT sequence FROM dwf_event WHERE rowid = ?", (rowid,)).fetchone()[0]
@@ -573,6 +657,18 @@ class SqliteJournal:
             return last + 1
 
         return self._hot_write(write, lambda: f"append a {event_type} event to run {run_id}")
+
+    def _settle_event(self, conn: sqlite3.Connection, run_id: str, text: str | None, blob: str | None) -> int:
+        """The run's one `run-settled`: the earlier one moved to the end (MOVE_SETTLED), or a new one."""
+        grouped = bool(self._holders and conn.in_transaction)
+        if grouped:
+            self._flush_events(conn)  # the pending events take their numbers first
+        if not conn.execute(MOVE_SETTLED, (run_id, text, blob, run_id)).rowcount:
+            conn.execute(APPEND_EVENT, (run_id, run_id, "run-settled", text, blob))
+        sequence = conn.execute(LAST_SEQUENCE, (run_id,)).fetchone()[0]
+        if grouped:
+            self._group_sequences[run_id] = sequence
+        return sequence
 
     def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
         only = f" AND type IN ({', '.join('?' * len(types))})" if types is not None else ""

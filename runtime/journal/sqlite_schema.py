@@ -110,6 +110,13 @@ ALTER TABLE dwf_run ADD COLUMN agent TEXT;
 ALTER TABLE dwf_actor ADD COLUMN effective_model TEXT;
 """
 
+# Version 5 (issue #14, point 4): a resume is recorded on the run row (how many, when the latest
+# began), not as events: replaying a run adds no event.
+SCHEMA_V5 = """
+ALTER TABLE dwf_run ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE dwf_run ADD COLUMN resumed_at TEXT;
+"""
+
 
 def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
     """A migration that runs the statements of `sql` in order."""
@@ -123,7 +130,8 @@ def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
 # Forward migrations: MIGRATIONS[i] takes a database from version i to version i + 1. Each is
 # applied inside the same transaction as the version row that records it. Append, never edit.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_script(SCHEMA_V1), _script(SCHEMA_V2),
-                                                           _script(SCHEMA_V3), _script(SCHEMA_V4)]
+                                                           _script(SCHEMA_V3), _script(SCHEMA_V4),
+                                                           _script(SCHEMA_V5)]
 SCHEMA_VERSION = len(MIGRATIONS)
 # The table that records them, created in the transaction of the first migration.
 VERSION_TABLE = f"CREATE TABLE dwf_schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT ({NOW}))"
@@ -139,7 +147,7 @@ ERROR_KINDS = (  # (SQLite primary result code, kind, words in the message when 
 # RunRow field -> dwf_run column: the only names ever written into SQL text.
 RUN_JSON = ("args", "meta", "caps", "result", "error", "usage", "workflows", "agent")
 RUN_TEXT = ("script", "script_sha256", "ir_hash", "compiler_version", "status", "stop_reason",
-            "resumed_from", "superseded_by")
+            "resumed_from", "superseded_by", "resumes", "resumed_at")  # stored as given
 RUN_COLUMNS = ("id",) + RUN_TEXT + RUN_JSON + ("result_blob",)
 
 
@@ -156,12 +164,24 @@ PUT_NODE = (
 NODE_USAGE = "UPDATE dwf_node SET usage = ? WHERE run_id = ? AND site_id = ? AND occurrence_key = ? AND status = 'running'"
 SETTLE_NODE = (f"UPDATE dwf_node SET status = ?, result = ?, result_blob = ?, error = ?, usage = ?, updated_at = {NOW} "
                "WHERE run_id = ? AND site_id = ? AND occurrence_key = ?")
-# The sequence is allocated by the INSERT itself, under the write lock: monotonic and gap-free per
-# run even with several processes appending. (A VALUES subquery, not INSERT ... SELECT, which
-# would stage the row in a temporary table because it reads the table it writes; and no RETURNING,
-# which costs more than reading the row back by its rowid.)
+# The same, for a row this connection inserted: found by its rowid (the table's own b-tree, no
+# index probe over three text columns), the key still checked.
+SETTLE_NODE_AT = SETTLE_NODE + " AND rowid = ?"
+# The sequence is allocated by the INSERT itself, under the write lock: increasing per run even
+# with several processes appending (gap-free but for the number a moved run-settled left, below).
+# (A VALUES subquery, not INSERT ... SELECT, which would stage the row in a temporary table because
+# it reads the table it writes; and no RETURNING, which costs more than reading the row back by its
+# rowid.)
 APPEND_EVENT = ("INSERT INTO dwf_event (run_id, sequence, type, payload, payload_blob) VALUES "
                 "(?, (SELECT COALESCE(MAX(sequence), 0) + 1 FROM dwf_event WHERE run_id = ?), ?, ?, ?)")
+
+# A run keeps one `run-settled`, its last event: settling again (a resume, a reconcile) moves the
+# earlier one to a fresh sequence after every other event with the new payload. Numbers are never
+# reused (the moved row keeps holding the maximum), so a follower reading `after=N` misses nothing;
+# the number it left is a hole.
+MOVE_SETTLED = ("UPDATE dwf_event SET sequence = (SELECT MAX(sequence) + 1 FROM dwf_event WHERE run_id = ?), "
+                f"payload = ?, payload_blob = ?, created_at = {NOW} WHERE run_id = ? AND type = 'run-settled'")
+LAST_SEQUENCE = "SELECT COALESCE(MAX(sequence), 0) FROM dwf_event WHERE run_id = ?"
 
 # An actor's messages: the sequence is allocated by the INSERT itself, like an event's.
 APPEND_MESSAGE = ("INSERT INTO dwf_message (run_id, actor, sequence, site_id, occurrence_key, message, message_blob) "
@@ -181,5 +201,5 @@ DROP_UNSETTLED_MESSAGES = f"DELETE FROM dwf_message AS m WHERE m.run_id = ? AND 
 NODE_COLUMNS = "site_id, occurrence_key, kind, actor, input_hash, input, status, result, result_blob, error, usage, imported"
 
 __all__ = ["ACTOR_MESSAGES", "APPEND_EVENT", "APPEND_MESSAGE", "ASK_MESSAGES", "DROP_UNSETTLED_MESSAGES", "ERROR_KINDS",
-           "INSERT_NODE", "MIGRATIONS", "NODE_COLUMNS", "NODE_USAGE", "NOW", "PUT_NODE", "RUN_COLUMNS", "RUN_JSON", "RUN_TEXT", "SCHEMA_V1", "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_VERSION", "SETTLE_NODE",
+           "INSERT_NODE", "LAST_SEQUENCE", "MIGRATIONS", "MOVE_SETTLED", "NODE_COLUMNS", "NODE_USAGE", "NOW", "PUT_NODE", "RUN_COLUMNS", "RUN_JSON", "RUN_TEXT", "SCHEMA_V1", "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_V5", "SCHEMA_VERSION", "SETTLE_NODE", "SETTLE_NODE_AT",
            "VERSION_TABLE"]

@@ -71,6 +71,8 @@ class RunRow:
     superseded_by: str | None = None
     workflows: dict = field(default_factory=dict)  # saved workflows it calls inline: name -> script
     agent: dict = field(default_factory=dict)  # the pinned agent port: {spec, model, actor_tools}; {} before v4
+    resumes: int = 0  # how many times it was resumed (v5; a resume journals no event of its own)
+    resumed_at: str | None = None  # when the latest resume began (ISO-8601 UTC)
 
 
 class JournalStore(Protocol):
@@ -145,7 +147,9 @@ class JournalStore(Protocol):
 
     # -- events
     def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
-        """Append an event to the run's log; returns its sequence number (1, 2, ... per run)."""
+        """Append an event to the run's log; returns its sequence number (increasing per run, never
+        reused). A run keeps one `run-settled`, its last event: appending another moves the earlier
+        one after every other event with the new payload (a resume settling again)."""
 
     def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
         """The run's events after sequence `after` (only those of `types`, when given): {seq, type, payload}."""

@@ -1,5 +1,6 @@
 """Actor continuity across resumes (issue #14): replays write nothing new (ten resumes leave the
-log as it was, but for each attempt's `run-started` and `run-settled`), usage is durable with its
+event count unchanged: the run keeps its one `run-started`, and its one `run-settled` moves to the
+end; the resumes are counted on the run row), usage is durable with its
 node (SIGKILL + resume spends and reports what an uninterrupted run does, the budget exceeded at
 the same ask), and question ids carry the whole run id. Real SQLite files and real `dwfc`
 processes."""
@@ -66,7 +67,12 @@ def test_ten_resumes_leave_the_log_as_the_run_wrote_it(tmp_path):
             assert again.usage == first.usage  # replays spend nothing and lose nothing
             events = journal.events(first.run_id)
             assert [e for e in events if e["type"] not in LIFECYCLE] == work  # shown once, as written
-            assert len(events) == len(original) + 2 * attempt  # each attempt: its run-started, run-settled
+            assert len(events) == len(original)  # the event count is unchanged
+            assert [e["type"] for e in events].count("run-started") == 1
+            assert [e["type"] for e in events].count("run-settled") == 1 and events[-1]["type"] == "run-settled"
+            assert events[-1]["seq"] == original[-1]["seq"] + attempt  # moved to a fresh number, never reused
+            row = journal.get_run(first.run_id)
+            assert row.resumes == attempt and row.resumed_at  # the resume is recorded on the run row
         assert len(journal.list_actors(first.run_id)) == 4
 
 
@@ -92,6 +98,8 @@ def test_dwfc_events_shows_a_resumed_runs_node_events_once(tmp_path):
     after = dwfc("events", run_id).stdout
     lines = lambda text: [line for line in text.splitlines() if "node-" in line]
     assert lines(after) == lines(before) and lines(before)
+    assert len(after.splitlines()) == len(before.splitlines())  # no run-started or second run-settled added
+    assert [json.loads(line)["type"] for line in after.splitlines()].count("run-settled") == 1
 
 
 BUDGET_SCRIPT = '''meta = {"name": "spend", "description": "Asks one worker until the budget is spent."}
@@ -241,14 +249,15 @@ def test_a_version_3_journal_migrates_forward_and_resumes_without_a_pin(tmp_path
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT MAX(version) FROM dwf_schema_version").fetchone()[0] == 3
     with SqliteJournal(path) as journal:
-        assert journal.schema_version() == 4
+        assert journal.schema_version() == 5
         (row,) = journal.list_runs()
+        assert row.resumes == 0 and row.resumed_at is None  # version 5's columns, defaulted
         assert row.agent == {} and all(a["effective_model"] is None for a in journal.list_actors(row.id))
         usage_before = sum(n.usage.get("output_tokens", 0) for n in journal.list_nodes(row.id))
     with sqlite3.connect(path) as raw:
-        assert [v for (v,) in raw.execute("SELECT version FROM dwf_schema_version ORDER BY version")] == [1, 2, 3, 4]
+        assert [v for (v,) in raw.execute("SELECT version FROM dwf_schema_version ORDER BY version")] == [1, 2, 3, 4, 5]
         assert {"message", "message_blob", "occurrence_key"} <= {c[1] for c in raw.execute("PRAGMA table_info(dwf_message)")}
-        assert "agent" in {c[1] for c in raw.execute("PRAGMA table_info(dwf_run)")}
+        assert {"agent", "resumes", "resumed_at"} <= {c[1] for c in raw.execute("PRAGMA table_info(dwf_run)")}
     # `dwfc resume` of a run journaled before pins: it cannot guess the agent port
     refused = subprocess.run([str(DWFC), "resume", row.id, "--workspace", str(tmp_path)], capture_output=True,
                              text=True, stdin=subprocess.DEVNULL, timeout=60, cwd=tmp_path)

@@ -247,6 +247,28 @@ def test_event_sequences_are_per_run_monotonic_and_gap_free(journal):
     assert journal.events("dwfrun-none") == []
 
 
+@pytest.mark.parametrize("grouped", [False, True])
+def test_a_run_keeps_one_run_settled_moved_to_the_end_and_never_reuses_a_number(journal, grouped):
+    journal.create_run(make_run())
+    wake = lambda: None  # noqa: E731
+    if grouped:  # the engine's group commit: pending events take their numbers first
+        journal.hold_commits(wake)
+    for i in range(3):
+        journal.append_event("dwfrun-aaaa", "log", {"message": str(i)})
+    assert journal.append_event("dwfrun-aaaa", "run-settled", {"status": "stopped"}) == 4
+    assert journal.append_event("dwfrun-aaaa", "run-settled", {"status": "completed"}) == 5  # nothing between: moved on
+    journal.append_event("dwfrun-aaaa", "node-settled", {"key": "ask#9"})  # a resume's new work
+    assert journal.append_event("dwfrun-aaaa", "run-settled", {"status": "completed", "again": True}) == 7
+    journal.commit()
+    events = journal.events("dwfrun-aaaa")
+    assert [(e["seq"], e["type"]) for e in events] == [(1, "log"), (2, "log"), (3, "log"), (6, "node-settled"),
+                                                       (7, "run-settled")]
+    assert events[-1]["payload"] == {"status": "completed", "again": True}
+    assert journal.append_event("dwfrun-aaaa", "log", {"message": "late"}) == 8  # after the maximum: no reuse
+    if grouped:
+        journal.release_commits(wake)
+
+
 def test_list_runs_newest_first_and_find_by_prefix(journal):
     for run_id in ("dwfrun-abc1", "dwfrun-abd2", "dwfrun-x_y3"):
         journal.create_run(make_run(run_id))
@@ -454,7 +476,7 @@ def test_a_corrupted_file_gives_a_clear_error(real_db, tmp_path):
     shutil.copy(real_db, header)
     with open(header, "r+b") as handle:
         handle.write(b"\xde\xad\xbe\xef garbage " * 8)
-    with pytest.raises(JournalError, match="corrupted or truncated.*move it aside") as caught:
+    with pytest.raises(JournalError, match="corrupted or truncated.*restore it from a backup.*aside") as caught:
         SqliteJournal(header)
     assert str(header) in str(caught.value)
 

@@ -102,8 +102,14 @@ def test_resume_replays_finished_asks_and_equals_an_uninterrupted_run(journal, t
         ["ask#1", "ask#2", "ask#3", "ask#3"]  # ask#3: cancelled by the stop, then run by the resume
     assert journal.get_run(run_id).status == "completed"
     assert len(journal.list_runs()) == 1  # the same run, no new row
-    sequences = [e["seq"] for e in journal.events(run_id)]
-    assert sequences == list(range(1, len(sequences) + 1))
+    logged = journal.events(run_id)
+    sequences = [e["seq"] for e in logged]
+    assert sequences == sorted(set(sequences))  # increasing, never reused
+    # one run-started (the resume journals none) and one run-settled, moved to the end; the
+    # number it held when the first attempt stopped is the only hole
+    assert [e["type"] for e in logged].count("run-started") == 1 and logged[-1]["type"] == "run-settled"
+    assert [e["type"] for e in logged].count("run-settled") == 1
+    assert len(set(range(1, sequences[-1] + 1)) - set(sequences)) == 1
 
 
 def test_resume_keeps_the_original_args_and_caps(journal):

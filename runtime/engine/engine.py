@@ -16,6 +16,10 @@ commit is `engine/commits.py`; requests and outcomes are `engine/request.py`.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
+import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -33,6 +37,7 @@ from dwf.runtime.journal import control
 from dwf.runtime.journal.memory import MemoryJournal
 from dwf.runtime.journal.store import JournalError, JournalStore, RunRow
 from dwf.runtime.ports.protocols import Usage
+from dwf.runtime.interpreter.limits import MAX_MEMORY_BYTES, MEMORY_POLL_S, Limits
 from dwf.runtime.values.errors import FatalError, ScriptError
 
 
@@ -123,6 +128,20 @@ def run_caps(request: StartRequest, stored: RunRow | None, resolved: Caps) -> di
     if workspace:
         caps["workspace"] = workspace
     return caps
+
+
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (Linux: /proc/self/statm; elsewhere the peak so far)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_BYTES
+    except (OSError, ValueError, IndexError):
+        import resource  # deferred: not on every platform
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
 
 
 class Run:
@@ -232,6 +251,38 @@ class Run:
             self._scope.cancel()
         self._spawn(self._watch_grace)
 
+    def interrupt(self, reason: str = "interrupted") -> None:
+        """Stop the script at its next step even while synchronous code holds the event loop
+        (a long loop, a long builtin between its charged units), where `cancel` would wait for
+        the next `await`. Safe from a signal handler or another thread; the caller also calls
+        `cancel` on the event loop (or it is called when the loop runs again)."""
+        if not self.settled.is_set():
+            self.host.interpreter.interrupt(reason)
+
+    def _watchdog(self) -> None:
+        """A thread, while the run lives: what must stop the script even while it keeps the
+        event loop busy. A cancel request file stops it at its next step (`_watch_cancel_requests`
+        then settles the run); resident memory past `Limits.memory_bytes` while this run is
+        computing ends it with the memory limit's error."""
+        interpreter = self.host.interpreter
+        bound = self.request.limits.memory_bytes if self.request.limits is not None else MAX_MEMORY_BYTES
+        last_steps = -1
+        while not self.settled.is_set():
+            time.sleep(MEMORY_POLL_S)
+            if self.settled.is_set():
+                return
+            steps, last_steps = last_steps, interpreter.steps
+            # Only a run that computed since the last look is blamed: in a process holding
+            # several runs (an MCP server), one waiting for its agents did not allocate.
+            if steps != last_steps and resident_bytes() > bound:
+                interpreter.interrupt(None, FatalError("LimitExceeded", f"the {Limits.NAMES['memory_bytes']} "
+                                                       f"({bound:,} bytes resident) was exceeded"))
+            try:
+                if self.control_dir is not None and control.cancel_requested(self.control_dir, self.id):
+                    self.interrupt(control.cancel_reason(self.control_dir, self.id))
+            except OSError:
+                pass
+
     async def dispose(self) -> None:
         """Cancel the run and wait (bounded) until it settled; idempotent."""
         self.cancel("interrupted")
@@ -294,6 +345,7 @@ class Run:
                          meta=self.meta, args=self.args, **extra)
         if self.control_dir is not None:
             self._spawn(self._watch_cancel_requests)
+        threading.Thread(target=self._watchdog, name=f"watchdog-{self.id}", daemon=True).start()
         self._spawn(self.committer.hold())
         status, value, error, trace = "completed", None, None, None
         try:
@@ -307,9 +359,14 @@ class Run:
             elif self._stop_reason is not None:
                 status, value, error = "stopped", None, f"the run was stopped ({self._stop_reason})"
         except (ScriptError, FatalError) as failure:
-            status, value = "errored", None
-            error = failure.summary()
-            trace = failure.traceback(host.interpreter.source_lines)
+            stopped = host.interpreter.stop_reason  # `interrupt`: stopped inside synchronous code
+            if stopped is not None:
+                self._stop_reason = self._stop_reason or stopped
+                status, value, error = "stopped", None, f"the run was stopped ({self._stop_reason})"
+            else:
+                status, value = "errored", None
+                error = failure.summary()
+                trace = failure.traceback(host.interpreter.source_lines)
         except anyio.get_cancelled_exc_class():
             self._settle("stopped", None, f"the run was stopped ({self._stop_reason or 'interrupted'})", None)
             raise

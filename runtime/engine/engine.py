@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import sys
 import threading
 import time
@@ -139,7 +140,6 @@ def resident_bytes() -> int:
         with open("/proc/self/statm", "rb") as statm:
             return int(statm.read().split()[1]) * _PAGE_BYTES
     except (OSError, ValueError, IndexError):
-        import resource  # deferred: not on every platform
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return peak if sys.platform == "darwin" else peak * 1024
 

@@ -16,9 +16,6 @@ commit is `engine/commits.py`; requests and outcomes are `engine/request.py`.
 from __future__ import annotations
 
 import contextlib
-import os
-import resource
-import sys
 import threading
 import time
 import uuid
@@ -38,7 +35,8 @@ from dwf.runtime.journal import control
 from dwf.runtime.journal.memory import MemoryJournal
 from dwf.runtime.journal.store import JournalError, JournalStore, RunRow
 from dwf.runtime.ports.protocols import Usage
-from dwf.runtime.interpreter.limits import MAX_MEMORY_BYTES, MEMORY_POLL_S, Limits
+from dwf.runtime.interpreter.limits import MAX_MEMORY_BYTES, MEMORY_POLL_S
+from dwf.runtime.interpreter.sandbox import memory_limit_error, resident_bytes
 from dwf.runtime.values.errors import FatalError, ScriptError
 
 
@@ -129,19 +127,6 @@ def run_caps(request: StartRequest, stored: RunRow | None, resolved: Caps) -> di
     if workspace:
         caps["workspace"] = workspace
     return caps
-
-
-_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-def resident_bytes() -> int:
-    """This process's resident memory (Linux: /proc/self/statm; elsewhere the peak so far)."""
-    try:
-        with open("/proc/self/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * _PAGE_BYTES
-    except (OSError, ValueError, IndexError):
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return peak if sys.platform == "darwin" else peak * 1024
 
 
 class Run:
@@ -275,8 +260,7 @@ class Run:
             # Only a run that computed since the last look is blamed: in a process holding
             # several runs (an MCP server), one waiting for its agents did not allocate.
             if steps != last_steps and resident_bytes() > bound:
-                interpreter.interrupt(None, FatalError("LimitExceeded", f"the {Limits.NAMES['memory_bytes']} "
-                                                       f"({bound:,} bytes resident) was exceeded"))
+                interpreter.interrupt(None, memory_limit_error(interpreter.limits))
             try:
                 if self.control_dir is not None and control.cancel_requested(self.control_dir, self.id):
                     self.interrupt(control.cancel_reason(self.control_dir, self.id))

@@ -20,7 +20,10 @@ given plain `Limits`, nothing is charged.
 
 from __future__ import annotations
 
+import os
 import re
+import resource
+import sys
 from typing import Any
 
 from dwf.grammar import builtins as B
@@ -184,21 +187,49 @@ class RunLimits:
     """One run's limits (the fields of `Limits`, read as attributes) and the step counter that
     `charge` adds to: `counter` is the interpreter, whose `steps` the statements count."""
 
-    __slots__ = (*Limits.NAMES, "counter")
+    __slots__ = (*Limits.NAMES, "counter", "memory_check_at")
 
     def __init__(self, limits: Limits, counter: Any):
         for name in Limits.NAMES:
             setattr(self, name, getattr(limits, name))
         self.counter = counter
+        self.memory_check_at = MEMORY_CHECK_STEPS
+
+
+# Work charges (where values are built in bulk) also check the process's resident memory every
+# this many steps: the run's watchdog thread checks it too, but on a loaded machine it may not
+# be scheduled for a second, while one charge can build 100 MB.
+MEMORY_CHECK_STEPS = 50_000
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (Linux: /proc/self/statm; elsewhere the peak so far)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_BYTES
+    except (OSError, ValueError, IndexError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
+def memory_limit_error(limits: Limits | RunLimits) -> FatalError:
+    return FatalError("LimitExceeded", f"the {Limits.NAMES['memory_bytes']} ({limits.memory_bytes:,} bytes resident) "
+                      "was exceeded")
 
 
 def charge(limits: Limits | RunLimits, steps: int) -> None:
-    """Count `steps` more steps of work against the step limit."""
+    """Count `steps` more steps of work against the step limit (and, every
+    `MEMORY_CHECK_STEPS`, check the memory limit)."""
     if steps > 0 and type(limits) is RunLimits:
         counter = limits.counter
         counter.steps += steps
         if counter.steps > limits.steps:
             raise counter.step_limit()  # the step limit's error (or the stop a person asked for)
+        if counter.steps >= limits.memory_check_at:
+            limits.memory_check_at = counter.steps + MEMORY_CHECK_STEPS
+            if resident_bytes() > limits.memory_bytes:
+                raise memory_limit_error(limits)
 
 
 # Work measured in time, for operations whose cost no size predicts (a regular expression that

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
+import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,6 +38,8 @@ from dwf.runtime.journal.memory import MemoryJournal
 from dwf.runtime.journal.store import JournalError, JournalStore, RunRow
 from dwf.runtime.ports.protocols import Usage
 from dwf.runtime.ports.worktrees import GitWorktrees, check_isolation, isolated_actors
+from dwf.runtime.interpreter.limits import MAX_MEMORY_BYTES, MEMORY_POLL_S
+from dwf.runtime.interpreter.sandbox import memory_limit_error, resident_bytes
 from dwf.runtime.values.errors import FatalError, ScriptError
 
 
@@ -265,6 +269,37 @@ class Run:
             self._scope.cancel()
         self._spawn(self._watch_grace)
 
+    def interrupt(self, reason: str = "interrupted") -> None:
+        """Stop the script at its next step even while synchronous code holds the event loop
+        (a long loop, a long builtin between its charged units), where `cancel` would wait for
+        the next `await`. Safe from a signal handler or another thread; the caller also calls
+        `cancel` on the event loop (or it is called when the loop runs again)."""
+        if not self.settled.is_set():
+            self.host.interpreter.interrupt(reason)
+
+    def _watchdog(self) -> None:
+        """A thread, while the run lives: what must stop the script even while it keeps the
+        event loop busy. A cancel request file stops it at its next step (`_watch_cancel_requests`
+        then settles the run); resident memory past `Limits.memory_bytes` while this run is
+        computing ends it with the memory limit's error."""
+        interpreter = self.host.interpreter
+        bound = self.request.limits.memory_bytes if self.request.limits is not None else MAX_MEMORY_BYTES
+        last_steps = -1
+        while not self.settled.is_set():
+            time.sleep(MEMORY_POLL_S)
+            if self.settled.is_set():
+                return
+            steps, last_steps = last_steps, interpreter.steps
+            # Only a run that computed since the last look is blamed: in a process holding
+            # several runs (an MCP server), one waiting for its agents did not allocate.
+            if steps != last_steps and resident_bytes() > bound:
+                interpreter.interrupt(None, memory_limit_error(interpreter.limits))
+            try:
+                if self.control_dir is not None and control.cancel_requested(self.control_dir, self.id):
+                    self.interrupt(control.cancel_reason(self.control_dir, self.id))
+            except OSError:
+                pass
+
     async def dispose(self) -> None:
         """Cancel the run and wait (bounded) until it settled; idempotent."""
         self.cancel("interrupted")
@@ -329,6 +364,7 @@ class Run:
                          meta=self.meta, args=self.args, journaled=not self.resumed, **extra)
         if self.control_dir is not None:
             self._spawn(self._watch_cancel_requests)
+        threading.Thread(target=self._watchdog, name=f"watchdog-{self.id}", daemon=True).start()
         self._spawn(self.committer.hold())
         status, value, error, trace = "completed", None, None, None
         try:
@@ -343,9 +379,14 @@ class Run:
             elif self._stop_reason is not None:
                 status, value, error = "stopped", None, f"the run was stopped ({self._stop_reason})"
         except (ScriptError, FatalError) as failure:
-            status, value = "errored", None
-            error = failure.summary()
-            trace = failure.traceback(host.interpreter.source_lines)
+            stopped = host.interpreter.stop_reason  # `interrupt`: stopped inside synchronous code
+            if stopped is not None:
+                self._stop_reason = self._stop_reason or stopped
+                status, value, error = "stopped", None, f"the run was stopped ({self._stop_reason})"
+            else:
+                status, value = "errored", None
+                error = failure.summary()
+                trace = failure.traceback(host.interpreter.source_lines)
         except JournalError as failure:  # the journal failed under the script: say so, not InternalError
             status, value, error = "errored", None, f"JournalError: {failure}"
         except anyio.get_cancelled_exc_class():

@@ -12,6 +12,7 @@ directory, so no `.dwf/` folder is created.
 from __future__ import annotations
 
 import shlex
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -103,12 +104,15 @@ async def eval_snippet(source: str, workspace: Path, *, name: str = "<snippet>",
             run = engine.start(request)
         except StartError as error:  # e.g. the snippet's own meta declares a required argument
             return SnippetResult("rejected", error="; ".join(error.problems), diagnostics=diagnostics)
+        deadline = _Deadline(run, timeout_s)
         with anyio.move_on_after(timeout_s):  # None: no deadline
             await run.settled.wait()
+        deadline.cancel()
         if not run.settled.is_set():
             timed_out = True
             run.cancel("user")  # settles within the grace period; commands in flight are killed
         outcome = await run.result
+        timed_out = timed_out or (deadline.fired and outcome.status == "stopped")
     common = {"diagnostics": diagnostics, "logs": logs, "commands_run": world.ran}
     if outcome.status == "completed":
         return SnippetResult("completed", value=to_plain(outcome.value), **common)
@@ -116,6 +120,28 @@ async def eval_snippet(source: str, workspace: Path, *, name: str = "<snippet>",
         error = f"the snippet did not finish within {timeout_s:g} seconds and was stopped"
         return SnippetResult("errored", error=error, **common)
     return SnippetResult("errored", error=outcome.error, traceback=outcome.traceback, **common)
+
+
+class _Deadline:
+    """`timeout_s` held even while the snippet keeps the event loop busy in synchronous code
+    (where `move_on_after` cannot fire): a timer thread stops the script at its next step
+    (`Run.interrupt`); the event loop then settles the run."""
+
+    def __init__(self, run, timeout_s: float | None):
+        self.fired = False
+        self.timer = None
+        if timeout_s is not None:
+            self.timer = threading.Timer(timeout_s, self._fire, args=(run,))
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _fire(self, run) -> None:
+        self.fired = True
+        run.interrupt("user")
+
+    def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
 
 
 class _NotingWorld(LocalWorld):

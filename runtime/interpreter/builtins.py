@@ -21,7 +21,7 @@ from dwf.runtime.interpreter.formatting import FORMATTING_BUILTINS
 from dwf.runtime.interpreter.json_text import json_dumps
 from dwf.runtime.interpreter.module_support import callback
 from dwf.runtime.values.records import Record
-from dwf.runtime.interpreter.sandbox import (charge, charge_walk, check_frozenset, check_int, check_items, check_string, check_tuple, display, dwf_repr, iterable, limit_error, work)
+from dwf.runtime.interpreter.sandbox import (charge, charge_walk, check_frozenset, check_int, check_items, check_string, check_tuple, display, dwf_repr, int_product_work, iterable, limit_error, modular_pow_work, walked_key, work)
 from dwf.runtime.interpreter.operators import BINARY, COMPARE
 from dwf.runtime.interpreter.stdlib_modules import standard_modules
 from dwf.runtime.values.objects import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Module, ScriptFunction, UnboundMethod, type_name)
@@ -97,8 +97,10 @@ def b_sorted(interp, args, kwargs):
     _no_kwargs("sorted", kwargs, ("key", "reverse"))
     (iterable,) = args
     items = _materialize(interp, iterable)
-    charge_walk(interp.limits, items, times=max(1, len(items).bit_length()))  # about log n comparisons per item
-    return sorted(items, key=_fn(interp, kwargs.get("key")), reverse=bool(kwargs.get("reverse", False)))
+    times = max(1, len(items).bit_length())  # about log n comparisons per item
+    charge_walk(interp.limits, items, times=times)
+    key = walked_key(interp.limits, _fn(interp, kwargs.get("key")), times)
+    return sorted(items, key=key, reverse=bool(kwargs.get("reverse", False)))
 
 
 def b_list(interp, args, kwargs):
@@ -113,7 +115,11 @@ def b_tuple(interp, args, kwargs):
 
 def b_set(interp, args, kwargs):
     _no_kwargs("set", kwargs)
-    return OrderedSet(_materialize(interp, args[0])) if args else OrderedSet()
+    if not args:
+        return OrderedSet()
+    items = _materialize(interp, args[0])
+    charge_walk(interp.limits, items)  # every item is hashed (a tuple or a long string: all of it)
+    return OrderedSet(items)
 
 
 def b_dict(interp, args, kwargs):
@@ -169,6 +175,8 @@ def b_int(interp, args, kwargs):
     _no_kwargs("int", kwargs, ("base",))
     if args and isinstance(args[0], str) and len(args[0]) > 4300:
         raise ScriptError("ValueError", "int() of a string longer than 4300 digits")
+    if args and isinstance(args[0], str) and len(args[0]) > 300:  # parsing decimal text is quadratic
+        charge(interp.limits, int_product_work(len(args[0]) * 4, len(args[0]) * 4))
     return int(*args, **kwargs)
 
 
@@ -236,7 +244,7 @@ def b_reversed(interp, args, kwargs):
 def b_minmax(name, python):
     def impl(interp, args, kwargs):
         _no_kwargs(name, kwargs, ("key", "default"))
-        key = _fn(interp, kwargs.get("key"))
+        key = walked_key(interp.limits, _fn(interp, kwargs.get("key")), 2)  # compared with the best so far
         extra = {"key": key} if key else {}
         if "default" in kwargs:
             extra["default"] = kwargs["default"]
@@ -303,20 +311,46 @@ def b_abs(interp, args, kwargs):
 
 def b_divmod(interp, args, kwargs):
     _no_kwargs("divmod", kwargs)
+    if len(args) == 2 and type(args[0]) is int and type(args[1]) is int:
+        charge(interp.limits, int_product_work(args[0].bit_length(), args[1].bit_length()))
     return divmod(*args)
 
 
 def b_pow(interp, args, kwargs):
     _no_kwargs("pow", kwargs)
     if len(args) == 3:
+        if all(type(a) is int for a in args) and args[1] > 0 and args[2] and args[1].bit_length() > 64:
+            return _modular_pow(interp.limits, *args)
         return pow(*args)  # modular: the result is smaller than the modulus
     if len(args) != 2:
         raise ScriptError("TypeError", f"pow() takes 2 or 3 arguments ({len(args)} given)")
     return BINARY["**"](args[0], args[1], interp.limits)
 
 
+def _modular_pow(limits, base: int, exponent: int, modulus: int) -> int:
+    """`pow(base, exponent, modulus)` one exponent bit at a time, each bit charged before it is
+    computed: on 10,000-bit ints CPython's single call takes seconds, which no cancel could
+    stop; here the step limit and a stop end it between two multiplications."""
+    charge(limits, modular_pow_work(exponent, modulus) // 4)  # refused up front when far too large
+    per_bit = modular_pow_work(1, modulus)
+    result, base = 1 % modulus, base % modulus
+    for bit in bin(exponent)[2:]:
+        charge(limits, per_bit)
+        result = result * result % modulus
+        if bit == "1":
+            result = result * base % modulus
+    return result
+
+
 def b_round(interp, args, kwargs):
     _no_kwargs("round", kwargs, ("ndigits",))
+    digits = kwargs.get("ndigits", args[1] if len(args) > 1 else None)
+    if args and type(args[0]) is int and type(digits) is int and digits < 0:
+        # CPython computes 10 ** -ndigits first: `round(5, -10 ** 8)` would build a 300-million-bit
+        # int. Past the number's own digits the answer is 0 (as CPython's).
+        if -digits > args[0].bit_length() * 0.30103 + 2:  # more than its decimal digits
+            return 0
+        charge(interp.limits, int_product_work(args[0].bit_length(), -digits * 4))
     return round(*args, **kwargs)
 
 

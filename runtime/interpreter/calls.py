@@ -155,7 +155,8 @@ def call_value_method(interp: Caller, receiver: Any, name: str, fn: Any, args: l
                 sandbox.charge_walk(limits, args[0], times=len(receiver))
         if name == "sort" and kwargs.get("key") is not None:
             key, frame = kwargs["key"], interp.caller
-            kwargs = dict(kwargs, key=lambda item: interp.call_sync(key, [item], {}, frame))
+            kwargs = dict(kwargs, key=sandbox.walked_key(limits, lambda item: interp.call_sync(key, [item], {}, frame),
+                                                         max(1, len(receiver).bit_length())))
         elif name == "extend" and args:
             source = sandbox.iterable(args[0])
             if type(source) is not DwfIterator and len(receiver) + len(source) > limits.items:
@@ -164,7 +165,7 @@ def call_value_method(interp: Caller, receiver: Any, name: str, fn: Any, args: l
     elif kind is DictItemsView and name == "isdisjoint":  # compares the dict's values with the argument's
         sandbox.charge_walk(limits, receiver, *args)
     if name not in CONSTANT_TIME_METHODS.get(kind, ()) or (kind is range and args and type(args[0]) is not int):
-        sandbox.charge(limits, sandbox.work(receiver))
+        sandbox.charge(limits, sandbox.method_work(receiver, args))
     if name in ("extend", "update"):
         sandbox.charge(limits, sum(sandbox.work(a) for a in args))
     result = fn(*args, **kwargs)

@@ -12,6 +12,8 @@ item whose stage raises becomes `None`. Fatal errors and `BudgetExceeded` are ne
 
 from __future__ import annotations
 
+import time
+
 import anyio
 
 from dwf.compiler import ir
@@ -141,7 +143,24 @@ def do_read(interp, node, site, key, frame, actor, positional, named):
     v = _bind(node.op, names, positional, named, defaults)
     arguments = [sandbox.to_json(v[n], f"argument `{n}` of {node.op}", interp.limits) for n in names]
     host = interp.host
+    if node.op == "files.grep":
+        return LazyAwaitable(lambda: _charged_grep(interp, host.world_read(site, key, node.op, arguments)), f"{node.op} {site}")
     return LazyAwaitable(lambda: host.world_read(site, key, node.op, arguments), f"{node.op} {site}")
+
+
+GREP_TIMED_OUT = "files.grep: pattern took too long"
+
+
+async def _charged_grep(interp, read):
+    """A grep that timed out spent its whole time limit matching in a worker: charged as steps
+    (`sandbox.GREP_STEPS_PER_SECOND`), so catching the timeout in a loop ends at the step limit."""
+    started = time.monotonic()
+    try:
+        return await read
+    except ScriptError as error:
+        if error.type_name == "WorldError" and error.message.startswith(GREP_TIMED_OUT):
+            sandbox.charge_seconds(interp.limits, time.monotonic() - started, sandbox.GREP_STEPS_PER_SECOND)
+        raise
 
 
 def do_run(interp, node, site, key, frame, actor, positional, named):

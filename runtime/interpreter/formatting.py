@@ -16,7 +16,7 @@ from typing import Any
 
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.interpreter.limits import Limits
-from dwf.runtime.interpreter.sandbox import charge, check_int, check_string, display, dwf_repr, format_value, limit_error, work
+from dwf.runtime.interpreter.sandbox import charge, int_text_work, check_int, check_string, display, dwf_repr, format_value, limit_error, work
 from dwf.runtime.values.objects import ReadOnlyMapping, type_name
 
 # What CPython's `PyMapping_Check` accepts among DWF values, minus tuples and strings: with one
@@ -199,6 +199,7 @@ class _PercentFormatter:
             kinds = (int,) if char in _INTEGER_CONVERSIONS else (int, float)
             if not isinstance(value, kinds):
                 raise ScriptError("TypeError", _number_required(char, value))
+            charge(self.limits, int_text_work(value))  # `%d` of a big int: quadratic work
             return (spec + char) % (value,)
         if char == "c":
             if (isinstance(value, str) and len(value) == 1) or isinstance(value, int):

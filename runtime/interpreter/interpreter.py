@@ -52,6 +52,7 @@ from dwf.runtime.values.objects import (BoundMethod, BuiltinFunction, ExceptionT
 # Python frames used per script call level are well below this; DWF's own recursion limit
 # (Limits.recursion) stops scripts long before Python's would.
 PYTHON_RECURSION_LIMIT = 20_000
+INTERRUPTED_STEPS = 1 << 62  # past any step limit: the next check stops the script (`Interpreter.interrupt`)
 
 
 class Interpreter:
@@ -66,6 +67,8 @@ class Interpreter:
         # The run's limits, plus this interpreter's step counter for work-proportional charges.
         self.limits = sandbox.RunLimits(limits or Limits(), self)
         self.steps = 0
+        self.stop_reason: str | None = None  # set by `interrupt`
+        self.stop_error: FatalError | None = None
         self.globals: dict[str, Any] = {}
         self.builtins = make_builtins()
         self.modules = make_modules()
@@ -96,8 +99,24 @@ class Interpreter:
         return None
 
     def step_limit(self) -> FatalError:
-        """The error a run past its step limit ends with."""
+        """The error a run past its step limit ends with (after `interrupt`: the stop)."""
+        if self.stop_error is not None:
+            return self.stop_error
+        if self.stop_reason is not None:
+            return FatalError("Stopped", f"the run was stopped ({self.stop_reason})")
         return sandbox.limit_error("steps", self.limits)
+
+    def interrupt(self, reason: str | None, error: FatalError | None = None) -> None:
+        """Stop the script at its next step or charge, even in synchronous code that never
+        awaits (a long loop, or between the charged units of a builtin): as stopped for
+        `reason`, or failing with `error` (a limit a watchdog measures). It only sets
+        attributes, so a signal handler or another thread may call it: the counter jumps past
+        every step limit and `step_limit` then gives the stop instead of the limit."""
+        if error is not None:
+            self.stop_error = error
+        else:
+            self.stop_reason = reason
+        self.steps = INTERRUPTED_STEPS
 
     def occurrence_key(self, site: str, path: tuple) -> str:
         """The occurrence key of an effect created at `site` under `path` (see the module

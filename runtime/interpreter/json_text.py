@@ -19,7 +19,7 @@ from typing import Any
 from dwf.runtime.values.errors import FatalError, ScriptError
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.values.records import Record
-from dwf.runtime.interpreter.sandbox import charge, check_string, expanded_size, work
+from dwf.runtime.interpreter.sandbox import charge, check_string, expanded_size, int_text_work, work
 from dwf.runtime.values.objects import ScriptFunction, type_name
 
 MAX_JSON_INDENT = 64
@@ -100,6 +100,7 @@ class _Converter:
             return value
         if isinstance(value, int):
             self.spend(value.bit_length() // 3 + 2)
+            charge(self.limits, int_text_work(value))  # decimal text of a big int: quadratic work
             return value
         if isinstance(value, float):
             if not math.isfinite(value):

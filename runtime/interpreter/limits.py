@@ -17,6 +17,10 @@ MAX_FANOUT = 4_096
 MAX_AGENTS = 1_000
 MAX_REPORTS = 256
 MAX_REPORT_BYTES = 32 * 1024
+# Resident memory of the process a run is in (checked ten times a second while it runs; one step
+# allocates at most one value at the size limits, so the overshoot is small): see docs/security.md.
+MAX_MEMORY_BYTES = 4 * 1024 ** 3
+MEMORY_POLL_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -34,11 +38,12 @@ class Limits:
     agents: int = MAX_AGENTS
     reports: int = MAX_REPORTS
     report_bytes: int = MAX_REPORT_BYTES
+    memory_bytes: int = MAX_MEMORY_BYTES
 
     # Human names used in error messages ("the step limit (10,000,000) was exceeded").
     NAMES = {
         "steps": "step limit", "recursion": "recursion limit", "items": "container size limit",
         "string_bytes": "string size limit", "range_items": "range size limit", "pow_bits": "power size limit",
         "regex_timeout_s": "regular expression time limit", "fanout": "fan-out limit", "agents": "actor limit",
-        "reports": "report count limit", "report_bytes": "report size limit",
+        "reports": "report count limit", "report_bytes": "report size limit", "memory_bytes": "memory limit",
     }

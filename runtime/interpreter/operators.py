@@ -15,7 +15,7 @@ from dwf.runtime.interpreter.collection_values import CounterValue, DequeValue, 
 from dwf.runtime.interpreter.formatting import percent_format
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.interpreter.sandbox import (CHARS_PER_STEP, ITEMS_PER_STEP, ITERABLES, NESTABLE, VIEW_CLASSES, charge,
-                                             charge_walk, check_int, check_items, check_string, check_value, iterable,
+                                             charge_walk, check_int, check_items, check_string, check_value, int_product_work, iterable,
                                              limit_error, work)
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.values.objects import ReadOnlyMapping, type_name
@@ -26,8 +26,10 @@ from dwf.runtime.values.views import VIEW_TYPES, DictItemsView, DictValuesView
 def _pow(a: Any, b: Any, limits: Limits) -> Any:
     if type(a) in (int, bool) and type(b) in (int, bool) and b > 0 and abs(a) > 1:
         # |a| ** b has about b * log2|a| bits: refuse before computing anything much bigger.
-        if b * math.log2(abs(a)) > limits.pow_bits + 1:
+        bits = b * math.log2(abs(a))
+        if bits > limits.pow_bits + 1:
             raise limit_error("pow_bits", limits)
+        charge(limits, int_product_work(int(bits), int(bits)))  # squarings up to the result's size
         return check_int(a ** b, limits)
     result = a ** b
     if type(result) is complex:  # DWF has no complex numbers: (-8) ** 0.5 is a domain error
@@ -43,8 +45,10 @@ def _mul(a: Any, b: Any, limits: Limits) -> Any:
         _check_repeat(b, a, limits)
         charge(limits, _repeat_work(b, a))
     elif type(a) is int and type(b) is int:
-        if a.bit_length() + b.bit_length() > limits.pow_bits + 1:
+        a_bits, b_bits = a.bit_length(), b.bit_length()
+        if a_bits + b_bits > limits.pow_bits + 1:
             raise limit_error("pow_bits", limits)
+        charge(limits, int_product_work(a_bits, b_bits))
         return check_int(a * b, limits)
     return a * b
 
@@ -121,7 +125,15 @@ def _sized(fn):
 def _mod(a: Any, b: Any, limits: Limits) -> Any:
     if isinstance(a, str):
         return percent_format(a, b, limits)
+    if type(a) is int and type(b) is int:
+        charge(limits, int_product_work(a.bit_length(), b.bit_length()))
     return a % b
+
+
+def _floordiv(a: Any, b: Any, limits: Limits) -> Any:
+    if type(a) is int and type(b) is int:  # long division: digit by digit
+        charge(limits, int_product_work(a.bit_length(), b.bit_length()))
+    return a // b
 
 
 def _truediv(a, b, limits):
@@ -133,7 +145,7 @@ def _plain(fn):
 
 
 BINARY = {
-    "+": _add, "*": _mul, "/": _truediv, "//": _plain(operator.floordiv),
+    "+": _add, "*": _mul, "/": _truediv, "//": _floordiv,
     "%": _mod, "**": _pow, "<<": _lshift, ">>": _plain(operator.rshift), "&": _sized(operator.and_),
     "|": _union(operator.or_), "^": _union(operator.xor), "-": _sub,
 }
@@ -223,7 +235,12 @@ def _contains(a, b, limits):
             charge_walk(limits, a, times=len(b))
     elif type(b) is DictItemsView:  # one lookup, then the value compared with `a`'s
         charge_walk(limits, a)
+    elif type(a) in _HASHED_WHOLE:  # a lookup hashes all of a tuple (CPython caches only a str's hash)
+        charge_walk(limits, a)
     return _in(a, b)
+
+
+_HASHED_WHOLE = frozenset({tuple, NamedTupleValue})  # a frozenset caches its hash
 
 
 # Each takes (left, right, limits) like BINARY.

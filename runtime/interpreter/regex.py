@@ -29,13 +29,14 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import warnings
 from typing import Any
 
 from dwf.runtime.interpreter import regex_worker as core
-from dwf.runtime.values.errors import ScriptError
+from dwf.runtime.values.errors import FatalError, ScriptError
 from dwf.runtime.interpreter.exceptions import missing_attribute
-from dwf.runtime.interpreter.sandbox import (CHARS_PER_STEP, ITEMS_PER_STEP, charge, check_items, check_string, check_tuple, limit_error,
+from dwf.runtime.interpreter.sandbox import (CHARS_PER_STEP, ITEMS_PER_STEP, charge, charge_seconds, check_items, check_string, check_tuple, limit_error,
                       to_script_error, work)
 from dwf.runtime.values.objects import BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, ScriptFunction, ScriptObject, type_name
 
@@ -163,8 +164,9 @@ def bounded(limits, fn, *args):
             signal.setitimer(signal.ITIMER_REAL, old_delay, old_interval)
 
 
-def in_worker(job: dict, limits) -> Any:
-    """Run `job` in a worker process killed at the deadline (plus its start-up time)."""
+def in_worker(job: dict, limits, elapsed: list | None = None) -> Any:
+    """Run `job` in a worker process killed at the deadline (plus its start-up time); the time
+    the worker spent on the job goes to `elapsed[0]`."""
     try:
         done = subprocess.run([sys.executable, "-I", "-m", "dwf.runtime.interpreter.regex_worker"], input=json.dumps(job),
                               text=True, capture_output=True, timeout=limits.regex_timeout_s + 1.0)
@@ -173,6 +175,8 @@ def in_worker(job: dict, limits) -> Any:
     if done.returncode != 0 or not done.stdout:
         raise RuntimeError(f"the regular expression worker failed: {done.stderr.strip()[-500:]}")
     answer = json.loads(done.stdout)
+    if elapsed is not None:
+        elapsed[0] = float(answer.get("elapsed", 0.0))
     if "ok" in answer:
         return answer["ok"]
     kind, message = answer["error"], answer["message"]
@@ -213,9 +217,25 @@ def perform(interp, pattern: PatternValue, job: dict) -> Any:
 
     def run():
         if in_process():
-            return bounded(limits, core.perform, job, compiled(interp, pattern))
-        return in_worker(dict(job, pattern=pattern.pattern, flags=pattern.flags), limits)
-    return guarded(limits, run)
+            started = time.perf_counter()
+            try:
+                return bounded(limits, core.perform, job, compiled(interp, pattern))
+            finally:
+                elapsed[0] = time.perf_counter() - started
+        return in_worker(dict(job, pattern=pattern.pattern, flags=pattern.flags), limits, elapsed)
+
+    # A pattern's backtracking has no size to estimate: the time it took is charged (a regex
+    # just under the time limit, in a loop, ends at the step limit instead of running for days).
+    elapsed = [0.0]
+    try:
+        result = guarded(limits, run)
+    except FatalError:  # the time limit itself: the run ends with it
+        raise
+    except BaseException:
+        charge_seconds(limits, elapsed[0])
+        raise
+    charge_seconds(limits, elapsed[0])
+    return result
 
 
 def compile_quietly(pattern: str, flags: int) -> re.Pattern:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 
 MARKS_START = 0xF0000  # supplementary private use plane: no template escape produces these
 
@@ -193,7 +194,11 @@ def answer(job: dict) -> dict:
 
 
 def main() -> None:
-    sys.stdout.write(json.dumps(answer(json.loads(sys.stdin.read()))))
+    job = json.loads(sys.stdin.read())
+    started = time.perf_counter()
+    reply = answer(job)
+    reply["elapsed"] = time.perf_counter() - started  # charged to the run as steps
+    sys.stdout.write(json.dumps(reply))
 
 
 if __name__ == "__main__":

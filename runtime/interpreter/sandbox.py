@@ -20,7 +20,10 @@ given plain `Limits`, nothing is charged.
 
 from __future__ import annotations
 
+import os
 import re
+import resource
+import sys
 from typing import Any
 
 from dwf.grammar import builtins as B
@@ -193,24 +196,104 @@ class RunLimits:
     """One run's limits (the fields of `Limits`, read as attributes) and the step counter that
     `charge` adds to: `counter` is the interpreter, whose `steps` the statements count."""
 
-    __slots__ = (*Limits.NAMES, "counter")
+    __slots__ = (*Limits.NAMES, "counter", "memory_check_at")
 
     def __init__(self, limits: Limits, counter: Any):
         for name in Limits.NAMES:
             setattr(self, name, getattr(limits, name))
         self.counter = counter
+        self.memory_check_at = MEMORY_CHECK_STEPS
+
+
+# Work charges (where values are built in bulk) also check the process's resident memory every
+# this many steps: the run's watchdog thread checks it too, but on a loaded machine it may not
+# be scheduled for a second, while one charge can build 100 MB.
+MEMORY_CHECK_STEPS = 50_000
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (Linux: /proc/self/statm; elsewhere the peak so far)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_BYTES
+    except (OSError, ValueError, IndexError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
+def memory_limit_error(limits: Limits | RunLimits) -> FatalError:
+    return FatalError("LimitExceeded", f"the {Limits.NAMES['memory_bytes']} ({limits.memory_bytes:,} bytes resident) "
+                      "was exceeded")
 
 
 def charge(limits: Limits | RunLimits, steps: int) -> None:
-    """Count `steps` more steps of work against the step limit."""
+    """Count `steps` more steps of work against the step limit (and, every
+    `MEMORY_CHECK_STEPS`, check the memory limit)."""
     if steps > 0 and type(limits) is RunLimits:
         counter = limits.counter
         counter.steps += steps
         if counter.steps > limits.steps:
-            raise limit_error("steps", limits)
+            raise counter.step_limit()  # the step limit's error (or the stop a person asked for)
+        if counter.steps >= limits.memory_check_at:
+            limits.memory_check_at = counter.steps + MEMORY_CHECK_STEPS
+            if resident_bytes() > limits.memory_bytes:
+                raise memory_limit_error(limits)
+
+
+# Work measured in time, for operations whose cost no size predicts (a regular expression that
+# backtracks, a `files.grep`): seconds count as steps at about the rate the interpreter runs them.
+STEPS_PER_SECOND = 2_000_000
+GREP_STEPS_PER_SECOND = 200_000  # a grep runs in a worker process, and in parallel with the script
+
+
+def charge_seconds(limits: Limits | RunLimits, seconds: float, rate: int = STEPS_PER_SECOND) -> None:
+    """Charge `seconds` of work done on the run's behalf as steps (see `STEPS_PER_SECOND`)."""
+    charge(limits, int(seconds * rate))
+
+
+# Integers. CPython multiplies and divides big integers digit by digit (30-bit digits): one step
+# pays for about `INT_DIGIT_PRODUCTS_PER_STEP` digit products (measured: 10,000-bit // 5,000-bit
+# takes about 110 us, three-argument `pow` on 10,000-bit ints about 3 s).
+INT_DIGIT_BITS = 30
+INT_DIGIT_PRODUCTS_PER_STEP = 250
+
+
+def int_product_work(a_bits: int, b_bits: int) -> int:
+    """The steps of multiplying (or dividing) integers of `a_bits` and `b_bits` bits."""
+    return (a_bits // INT_DIGIT_BITS + 1) * (b_bits // INT_DIGIT_BITS + 1) // INT_DIGIT_PRODUCTS_PER_STEP
+
+
+_TEXT_CHEAP = 1 << 1000  # ints below this convert to text in about a step
+
+
+def int_text_work(value: Any) -> int:
+    """The steps of converting an int to decimal text (quadratic in its size in CPython): 0 for
+    ints below a few hundred digits."""
+    if type(value) is not int:
+        return 0
+    bits = value.bit_length()
+    return 2 * int_product_work(bits, bits) if bits > 1000 else 0
+
+
+def modular_pow_work(exponent: int, modulus: int) -> int:
+    """The steps of `pow(b, e, m)`: one multiplication and one reduction modulo `m` per bit of `e`."""
+    bits = abs(modulus).bit_length()
+    return abs(exponent).bit_length() * 2 * int_product_work(bits, bits)
 
 
 _CONTAINERS = frozenset({list, tuple, dict, OrderedSet, FrozenSet, ReadOnlyMapping, range, *CONTAINER_TYPES, *VIEW_TYPES})
+
+
+LONG_TEXT = CHARS_PER_STEP  # characters of a string that its item charge already pays for
+
+
+def long_text_size(strings: Any) -> int:
+    """The walk size (in items, like `expanded_size`) of the characters of `strings` past the
+    first `LONG_TEXT` of each: C compares, copies or hashes every character, so a list holding
+    one 16 MiB string a million times is 16 TiB of work, not a million items."""
+    extra = sum(map(len, strings)) - LONG_TEXT * len(strings)
+    return extra // (CHARS_PER_STEP // ITEMS_PER_STEP) if extra > 0 else 0
 
 
 def work(value: Any) -> int:
@@ -221,6 +304,14 @@ def work(value: Any) -> int:
     if kind in _CONTAINERS:
         return len(value) // ITEMS_PER_STEP
     return 0
+
+
+def method_work(receiver: Any, args: Any) -> int:
+    """The steps of a method that reads its receiver and its arguments (`''.join(pieces)`,
+    `set().isdisjoint(big)`, `s.count(sub)`). A set's methods visit items in Python code, a few
+    times dearer than C."""
+    steps = work(receiver) + sum(map(work, args)) if args else work(receiver)
+    return steps * 4 if type(receiver) is OrderedSet else steps
 
 
 # ---------------------------------------------------------------- sizes
@@ -332,7 +423,10 @@ def expanded_size(value: Any, cap: int) -> int:
         else:
             items = node
         total = 1 + len(items)
-        if not NESTABLE.isdisjoint(map(type, items)):  # in C: flat containers cost one pass
+        kinds = set(map(type, items))  # in C: flat containers cost one pass
+        if str in kinds:  # C compares or copies every character of a long string it meets
+            total += long_text_size(items if len(kinds) == 1 else [i for i in items if type(i) is str])
+        if not NESTABLE.isdisjoint(kinds):
             for item in items:
                 if type(item) in NESTABLE:
                     total += measure(item) - 1
@@ -356,6 +450,24 @@ def charge_walk(limits: Limits | RunLimits, *values: Any, times: int = 1) -> Non
         if total > cap:
             break
     charge(limits, total // ITEMS_PER_STEP if total <= cap else limits.steps + 1)
+
+
+def walked_key(limits: Limits | RunLimits, key: Any, times: int) -> Any:
+    """`key` for C code that compares the key results (`sorted`, `list.sort`, `min`, `max`):
+    each result is charged the walk of `times` comparisons before C compares it (a deeply
+    aliased list as a key would walk 2**60 paths in one step). None stays None."""
+    if key is None:
+        return None
+
+    def walked(item):
+        result = key(item)
+        kind = type(result)
+        if kind in NESTABLE:
+            charge_walk(limits, result, times=times)
+        elif kind is str:
+            charge(limits, work(result) * times)
+        return result
+    return walked
 
 
 def limit_error(name: str, limits: Limits) -> FatalError:
@@ -400,6 +512,7 @@ def format_value(value: Any, spec: str, limits: Limits) -> str:
         if spec:
             raise ScriptError("TypeError", f"format spec {spec!r} cannot be applied to {type_name(value)}")
         return display(value, limits)
+    charge(limits, int_text_work(value))
     text = check_string(format(value, spec), limits)
     charge(limits, work(text))
     return text
@@ -416,6 +529,8 @@ def display(value: Any, limits: Limits | None = None) -> str:
     if kind is str:
         return value
     if kind is int or kind is float or kind is bool or value is None:
+        if kind is int and limits is not None and (value >= _TEXT_CHEAP or value <= -_TEXT_CHEAP):
+            charge(limits, int_text_work(value))
         return repr(value)
     if isinstance(value, ScriptError):
         return value.message
@@ -429,7 +544,9 @@ def dwf_repr(value: Any, limits: Limits | None = None) -> str:
     is refused, not rendered)."""
     kind = type(value)
     if kind is int or kind is float or kind is bool or value is None:
-        return repr(value)  # the common case, and small (ints stay within the bit limit)
+        if kind is int and limits is not None and (value >= _TEXT_CHEAP or value <= -_TEXT_CHEAP):
+            charge(limits, int_text_work(value))  # decimal text of a big int is quadratic work
+        return repr(value)  # the common case (ints stay within the bit limit)
     limits = limits or _DEFAULT_LIMITS
     if expanded_size(value, limits.string_bytes) > limits.string_bytes:  # every value shows as a character or more
         raise limit_error("string_bytes", limits)
@@ -449,6 +566,8 @@ def _repr_into(value: Any, out: list, seen: set, budget: list, limits: Limits) -
         out.append(text)
 
     if isinstance(value, (str, int, float, bool)) or value is None:
+        if type(value) is int and (value >= _TEXT_CHEAP or value <= -_TEXT_CHEAP):
+            charge(limits, int_text_work(value))
         put(repr(value))
     elif isinstance(value, CONTAINER_TYPES):
         if id(value) in seen:
@@ -560,6 +679,8 @@ def _to_json(value: Any, what: str, depth: int, budget: list, nodes: list) -> An
         budget[0] -= len(value) + 2
         return value
     if value is None or isinstance(value, (bool, int)):
+        if type(value) is int and (value >= _TEXT_CHEAP or value <= -_TEXT_CHEAP):
+            nodes[0] += int_text_work(value)  # charged with the nodes: decimal text of a big int
         budget[0] -= 5 if not isinstance(value, int) or isinstance(value, bool) else value.bit_length() // 3 + 2
         return value
     if isinstance(value, float):

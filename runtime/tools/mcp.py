@@ -40,8 +40,10 @@ SIGINT/SIGTERM, and live runs are recorded as `stopped(interrupted)` on the way 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
+import re
 import secrets
 import signal
 import threading
@@ -56,6 +58,7 @@ import mcp_types as types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from dwf.compiler.version import COMPILER_VERSION
@@ -251,30 +254,86 @@ def _fingerprint(name: str, arguments: Any) -> str:
 # ---------------------------------------------------------------------------- serving
 
 
+MAX_MESSAGE_BYTES = 8 * 1024 * 1024  # one JSON-RPC line; a script is at most 1 MB, its arguments far less
+OVERSIZE_HEAD_BYTES = 4096  # of an oversize line, kept to find the request's id
+_REQUEST_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})')
+
+
+def oversize_error(head: bytes, size: int) -> types.JSONRPCError:
+    """The JSON-RPC error answering a line over `MAX_MESSAGE_BYTES`: to the request's id when
+    its first bytes name one (so the client's call fails instead of waiting forever), else to
+    id null (JSON-RPC's answer to a request it could not read)."""
+    found = _REQUEST_ID.search(head)
+    request_id = None
+    if found:
+        text = found.group(1).decode("utf-8", errors="replace")
+        request_id = json.loads(text) if text.startswith('"') else int(text)
+    message = (f"the message is {size:,} bytes, over this server's limit of {MAX_MESSAGE_BYTES:,} bytes per "
+               "JSON-RPC message; send a script by `path=` (a file in the workspace) rather than inline")
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=types.INVALID_REQUEST, message=message))
+
+
 class _StdinLines:
     """The lines of stdin as an async iterator, read by a daemon thread that hands each line to
     the event loop; a read blocked on a silent client neither delays cancellation nor keeps the
     process alive at exit. It reads the file descriptor with `os.read`, which holds no lock of
-    `sys.stdin` that the interpreter would wait for when it finalizes."""
+    `sys.stdin` that the interpreter would wait for when it finalizes.
+
+    A line longer than `MAX_MESSAGE_BYTES` is not collected: its bytes are dropped as they
+    arrive (a 40 MB line costs no more than a small one), and the client gets a JSON-RPC error
+    through `answer` (set once the transport is up) instead."""
 
     def __init__(self, fd: int = 0):
         self._fd = fd
         self._send, self._receive = anyio.create_memory_object_stream[str](0)
+        self.answer = None  # async (JSONRPCError) -> None: writes to the client
+        self._answering = anyio.Event()
 
     def start(self) -> _StdinLines:
         token = anyio.lowlevel.current_token()
         threading.Thread(target=self._pump, args=(token,), name="dwf-mcp-stdin", daemon=True).start()
         return self
 
+    def answer_with(self, answer) -> None:
+        """Where errors for oversize lines go (the transport's write stream)."""
+        self.answer = answer
+        self._answering.set()
+
+    async def _refuse(self, head: bytes, size: int) -> None:
+        log.warning("refused a JSON-RPC message of %s bytes (limit %s)", f"{size:,}", f"{MAX_MESSAGE_BYTES:,}")
+        await self._answering.wait()
+        await self.answer(oversize_error(head, size))
+
     def _pump(self, token) -> None:
-        pending = b""
+        parts: list[bytes] = []
+        size = 0
+        head: bytes | None = None  # set once the line is over the limit: its first bytes
+
+        def deliver() -> None:
+            if head is not None:
+                anyio.from_thread.run(self._refuse, head, size, token=token)
+            elif size or parts:
+                line = b"".join(parts)
+                if line.strip():
+                    anyio.from_thread.run(self._send.send, line.decode("utf-8", errors="replace"), token=token)
+
         try:
             while chunk := os.read(self._fd, 65536):
-                *lines, pending = (pending + chunk).split(b"\n")
-                for line in lines:
-                    anyio.from_thread.run(self._send.send, line.decode("utf-8", errors="replace"), token=token)
-            if pending.strip():
-                anyio.from_thread.run(self._send.send, pending.decode("utf-8", errors="replace"), token=token)
+                start = 0
+                while True:
+                    newline = chunk.find(b"\n", start)
+                    piece = chunk[start:] if newline < 0 else chunk[start:newline]
+                    size += len(piece)
+                    if head is None:
+                        parts.append(piece)
+                        if size > MAX_MESSAGE_BYTES:
+                            head, parts = b"".join(parts)[:OVERSIZE_HEAD_BYTES], []
+                    if newline < 0:
+                        break
+                    deliver()
+                    parts, size, head = [], 0, None
+                    start = newline + 1
+            deliver()
         except Exception:  # the server stopped (loop gone, stream closed): nothing left to deliver to
             pass
         finally:
@@ -306,7 +365,9 @@ async def serve_stdio(workspace: str | Path, *, agent: str | None = None, model:
 
                 group.start_soon(stop_on_signal)
                 group.start_soon(server.notices.pump, watch)
-                async with stdio_server(stdin=_StdinLines().start()) as (read_stream, write_stream):
+                lines = _StdinLines().start()
+                async with stdio_server(stdin=lines) as (read_stream, write_stream):
+                    lines.answer_with(lambda error: write_stream.send(SessionMessage(error)))
                     await server.run(read_stream, write_stream)
                 group.cancel_scope.cancel()
 

@@ -332,3 +332,65 @@ async def test_cancel_workflow_run_stops_a_live_run_as_stopped_by_the_model(work
     assert not cancelled.is_error and cancelled.structured_content["stop_reason"] == "model"
     assert (snapshot["status"], snapshot["stop_reason"]) == ("stopped", "model")
     assert invalid.is_error and "$.wait_s: " in invalid.content[0].text
+
+
+# ---------------------------------------------------------------- issue #19: no call stalls the server
+
+
+def _raw_server(workspace: Path) -> subprocess.Popen:
+    command = [sys.executable, "-m", "dwf.runtime.cli", "mcp", "--workspace", str(workspace),
+               "--agent", f"scripted:{workspace / 'fixture.json'}", "--approve", "auto"]
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+
+def _send(process: subprocess.Popen, message: dict | bytes) -> None:
+    process.stdin.write(message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n")
+    process.stdin.flush()
+
+
+def test_an_oversize_line_is_answered_with_a_json_rpc_error_and_the_server_goes_on(workspace):
+    """A 40 MB line is dropped as it arrives (never collected or parsed) and answered with an
+    Invalid Request error to the id its first bytes name; the next request is answered as usual."""
+    with _raw_server(workspace) as process:
+        try:
+            _send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}})
+            assert json.loads(process.stdout.readline())["id"] == 1
+            _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            head = b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "EvalWorkflowSnippet", ' \
+                   b'"arguments": {"snippet": "'
+            line = head + b"x" * (40 * 1024 * 1024) + b'"}}}'
+            _send(process, line + b"\n")
+            _send(process, {"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": {}})
+            refused = json.loads(process.stdout.readline())
+            listed = json.loads(process.stdout.readline())
+        finally:
+            process.kill()
+    assert refused["id"] == 7 and refused["error"]["code"] == types.INVALID_REQUEST
+    assert "over this server's limit of 8,388,608 bytes" in refused["error"]["message"]
+    assert f"the message is {len(line):,} bytes" in refused["error"]["message"]  # every byte counted, none kept
+    assert listed["id"] == 8 and len(listed["result"]["tools"]) == len(DEFINITIONS)
+
+
+@pytest.mark.anyio
+async def test_an_oversize_call_from_the_real_client_fails_and_the_session_goes_on(workspace):
+    async with session(workspace, "--approve", "auto") as client:
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("EvalWorkflowSnippet", {"snippet": "return 1\n" + "#" * (9 * 1024 * 1024)})
+        done = await client.call_tool("EvalWorkflowSnippet", {"snippet": "return 6 * 7\n"})
+    assert "over this server's limit" in str(refused.value)
+    assert not done.is_error and done.structured_content["value"] == 42
+
+
+@pytest.mark.anyio
+async def test_snippet_timeout_holds_for_a_loop_that_never_awaits(workspace):
+    """`timeout_s` stops a snippet busy in synchronous code (issue #19: it was ignored, and the
+    server answered nothing until the step limit)."""
+    async with session(workspace, "--approve", "auto") as client:
+        stopped = await client.call_tool("EvalWorkflowSnippet", {"snippet": "n = 0\nwhile True:\n    n += 1\n",
+                                                                 "timeout_s": 0.5})
+        listed = await client.list_tools()
+    assert stopped.is_error
+    assert stopped.structured_content["error"] == \
+        "the snippet errored: the snippet did not finish within 0.5 seconds and was stopped"
+    assert len(listed.tools) == len(DEFINITIONS)

@@ -239,6 +239,23 @@ def test_timeout_stops_a_slow_snippet(workspace):
     assert result.commands_run == ["sleep 30"]
 
 
+def test_timeout_stops_a_snippet_that_never_awaits(workspace):
+    """A loop without `await` keeps the event loop busy, so the deadline there cannot fire; the
+    timer thread stops the script at its next step (issue #19). Without it the loop would run to
+    the step limit (a LimitExceeded error, seconds later)."""
+    result = evaluate("n = 0\nwhile True:\n    n += 1\n", workspace, timeout_s=0.3)
+    assert result.status == "errored"
+    assert result.error == "the snippet did not finish within 0.3 seconds and was stopped"
+
+
+def test_timeout_stops_a_snippet_inside_a_long_builtin(workspace):
+    """Three-argument `pow` on 8,000-bit ints is charged bit by bit: the stop lands between two
+    multiplications, long before the call could finish (or reach the step limit)."""
+    result = evaluate("b = 2 ** 7999 + 12345\nx = pow(b - 3, b, 2 ** 7999 + 7)\nreturn 1\n", workspace, timeout_s=0.3)
+    assert result.status == "errored"
+    assert result.error == "the snippet did not finish within 0.3 seconds and was stopped"
+
+
 def test_a_missing_workspace_is_rejected(tmp_path):
     result = evaluate("return 1\n", tmp_path / "nope")
     assert result.status == "rejected" and "is not a directory" in result.error

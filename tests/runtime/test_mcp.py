@@ -388,9 +388,9 @@ async def test_snippet_timeout_holds_for_a_loop_that_never_awaits(workspace):
     server answered nothing until the step limit)."""
     async with session(workspace, "--approve", "auto") as client:
         stopped = await client.call_tool("EvalWorkflowSnippet", {"snippet": "n = 0\nwhile True:\n    n += 1\n",
-                                                                 "timeout_s": 0.5})
+                                                                 "timeout_s": 0.1})
         listed = await client.list_tools()
     assert stopped.is_error
     assert stopped.structured_content["error"] == \
-        "the snippet errored: the snippet did not finish within 0.5 seconds and was stopped"
+        "the snippet errored: the snippet did not finish within 0.1 seconds and was stopped"
     assert len(listed.tools) == len(DEFINITIONS)

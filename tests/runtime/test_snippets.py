@@ -242,8 +242,9 @@ def test_timeout_stops_a_slow_snippet(workspace):
 def test_timeout_stops_a_snippet_that_never_awaits(workspace):
     """A loop without `await` keeps the event loop busy, so the deadline there cannot fire; the
     timer thread stops the script at its next step (issue #19). Without it the loop would run to
-    the step limit (a LimitExceeded error, seconds later)."""
-    result = evaluate("n = 0\nwhile True:\n    n += 1\n", workspace, timeout_s=0.3)
+    the step limit (a LimitExceeded error; the limit is raised here so that the generated loop,
+    about 20 million steps a second, cannot reach it first)."""
+    result = evaluate("n = 0\nwhile True:\n    n += 1\n", workspace, timeout_s=0.3, limits=Limits(steps=10**12))
     assert result.status == "errored"
     assert result.error == "the snippet did not finish within 0.3 seconds and was stopped"
 

@@ -103,4 +103,4 @@ def schema_builder(lowerer: Lowerer):
 
     return SchemaBuilder(typeddicts=lowerer.typeddicts, typing_names=lowerer.typing_names,
                          constants=ModuleConstants(lowerer.scope.module(), lowerer.parsed.module),
-                         span_of=lowerer.span, sink=lowerer.sink)
+                         span_of=lowerer.span, sink=lowerer.sink, positions=lowerer.positions)

@@ -181,8 +181,37 @@ class SourceMap:
     def tokens_between(self, start: tuple[int, int], end: tuple[int, int]) -> list[Token]:
         return self.tokens[self.token_index_at(start):self.token_index_at(end)]
 
+    def _tokens_of_text(self, start: tuple[int, int], end: tuple[int, int]) -> list[Token]:
+        """The significant tokens of the text from `start` to `end`, tokenized on their own, in
+        the script's coordinates (a node inside an f-string, which the script's tokens hold as
+        one token)."""
+        out: list[Token] = []
+
+        def absolute(position):
+            line, column = position
+            return start[0] + line - 1, column + (start[1] if line == 1 else 0)
+
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(self.text_between(start, end)).readline):
+                if tok.type not in _SKIPPED:
+                    out.append(Token(tok.type, tok.string, absolute(tok.start), absolute(tok.end)))
+        except (tokenize.TokenError, SyntaxError, IndentationError):
+            pass
+        return out
+
     def is_parenthesized(self, node: ast.AST) -> bool:
         """Whether a tuple's own range starts and ends with one pair of parentheses."""
+        if self.raw_start(node) not in self._starts:  # inside an f-string
+            tokens = self._tokens_of_text(self.raw_start(node), self.raw_end(node))
+            depth = 0
+            for index, tok in enumerate(tokens):
+                if tok.kind == tokenize.OP and tok.text in "([{":
+                    depth += 1
+                elif tok.kind == tokenize.OP and tok.text in ")]}":
+                    depth -= 1
+                if depth == 0:
+                    return index == len(tokens) - 1 and tokens[0].text == "("
+            return False
         first = self._starts.get(self.raw_start(node))
         last = self._ends.get(self.raw_end(node))
         return first is not None and last is not None and self.tokens[first].text == "(" \
@@ -335,7 +364,8 @@ class SourceMap:
             return cached
         start, end = self.raw_start(node), self.raw_end(node)
         pieces = []
-        for tok in self.tokens_between(start, end):
+        tokens = self.tokens_between(start, end) if start in self._starts else self._tokens_of_text(start, end)
+        for tok in tokens:
             if tok.kind != tokenize.STRING:
                 continue
             found = _STRING_START.match(tok.text)

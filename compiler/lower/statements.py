@@ -324,9 +324,10 @@ class StatementLowering(LoweringState):
             self.report(X.NotTopLevel, node, what="Imports")
         if node.level:
             span = self.span(node)
-            dot = next(t for t in self.positions.tokens_between((span.line, span.column - 1), (span.end_line, span.end_column))
-                       if t.text in (".", "..."))
-            self.report(X.UnsupportedStatement, Span(dot.start[0], dot.start[1] + 1, dot.start[0], dot.start[1] + 2),
+            dot = next((t for t in self.positions.tokens_between((span.line, span.column - 1), (span.end_line, span.end_column))
+                        if t.text in (".", "...")), None)
+            where = Span(dot.start[0], dot.start[1] + 1, dot.start[0], dot.start[1] + 2) if dot is not None else span
+            self.report(X.UnsupportedStatement, where,
                         construct="relative import",
                         hint=f"a DWF script is self-contained; only {IMPORTABLE} can be imported")
             return None

@@ -19,7 +19,15 @@ class Arg:
 
 
 def call_args(node: ast.Call | ast.ClassDef) -> list[Arg]:
-    """The arguments of a call (or the bases and keywords of a class) in source order."""
+    """The arguments of a call (or the bases and keywords of a class) in source order (kept on
+    the node: the lowering and the effect rules ask for them several times per call)."""
+    cached = getattr(node, "dwf_args", None)
+    if cached is None:
+        cached = node.dwf_args = _in_source_order(node)
+    return cached
+
+
+def _in_source_order(node: ast.Call | ast.ClassDef) -> list[Arg]:
     positional = node.args if isinstance(node, ast.Call) else node.bases
     out = [Arg(a, a.value, None, "*") if isinstance(a, ast.Starred) else Arg(a, a) for a in positional]
     keywords = [Arg(k, k.value, k.arg, "" if k.arg is not None else "**") for k in node.keywords]

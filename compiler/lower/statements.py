@@ -98,17 +98,10 @@ class StatementLowering(LoweringState):
         if span.end_line > span.line:
             line_text = self.parsed.source.line_text(span.line)
             comment = self.positions.comments.get(span.line)
-            body = getattr(node, "body", None)
-            if comment is not None and body and body[0].lineno > span.line and self._header_ends_on(span.line, body[0]):
+            if comment is not None:
                 line_text = line_text[: comment[0]]
             return Span(span.line, span.column, span.line, len(line_text.rstrip()) + 1)
         return span
-
-    def _header_ends_on(self, line: int, first: ast.stmt) -> bool:
-        """Whether the `:` ending a compound statement's header is on `line` (its comment is
-        then the header's)."""
-        colon = self.positions.token_before((first.lineno, self.positions.raw_start(first)[1]))
-        return colon is not None and colon.text == ":" and colon.start[0] == line
 
     def _keyword_span(self, node: ast.AST | Span, keyword: str) -> Span:
         """The span of the keyword(s) a statement starts with (`async with`, `except*`, ...)."""

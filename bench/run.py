@@ -6,7 +6,8 @@ run, and write the `## dwfc run` section of docs/performance.md.
 (b) fan-out: one `parallel` of 4,096 asks with 50 ms simulated latency at concurrency 16: wall
     time against the ideal ceil(4096/16) x 50 ms; target <= 1.15x.
 (c) interpreter: 10 million interpreter steps of pure arithmetic against CPython running the
-    same loop; target <= 100x.
+    same loop; target <= 8x (issue #18; `bench/interpreter.py` runs it in alternating rounds
+    with a word-counting workload, a base commit and starlark-rust).
 (d) default concurrency: a 16-item fan-out with 1 s simulated agent latency and no caps given
     (the default of 16 in flight, whatever the CPU count): wall time against the ideal 1 s;
     target <= 1.15x.
@@ -17,6 +18,7 @@ Usage: python bench/run.py [--no-write] [--quick] [--only CASE]
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import platform
@@ -123,6 +125,7 @@ def bench_interpreter(steps: int) -> dict:
     namespace: dict = {}
     code = compile("def loop():" + LOOP.format(n=iterations).replace("\n", "\n    ") + "\n    return total\n", "loop", "exec")
     exec(code, namespace)
+    gc.collect()  # not the interpreter's garbage in CPython's time
     started = time.perf_counter()
     expected = namespace["loop"]()
     cpython_seconds = time.perf_counter() - started
@@ -146,7 +149,7 @@ def render(a: dict, b: dict, c: dict, d: dict) -> str:
         f"| (b) {b['items']:,}-item fan-out, 50 ms latency, concurrency 16 (fastest of {b['repeats']}) | {b['seconds']:.2f} s | ideal {b['ideal']:.2f} s | "
         f"**{b['ratio']:.3f}×** | ≤ 1.15×: {verdict(b['ratio'] <= 1.15)} |",
         f"| (c) {c['steps']:,} interpreter steps of arithmetic | {c['dwf']:.2f} s | CPython {c['cpython']:.3f} s | "
-        f"**{c['ratio']:.1f}×** | ≤ 100×: {verdict(c['ratio'] <= 100)} |",
+        f"**{c['ratio']:.1f}×** | ≤ 8×: {verdict(c['ratio'] <= 8)} |",
         f"| (d) {d['items']}-item fan-out, {d['latency']:g} s latency, default concurrency (no caps given) | "
         f"{d['seconds']:.2f} s | ideal {d['ideal']:.2f} s | **{d['ratio']:.3f}×** | ≤ 1.15×: {verdict(d['ratio'] <= 1.15)} |",
         "",

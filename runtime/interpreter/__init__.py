@@ -3,6 +3,8 @@
 
 - `interpreter.py`: `Interpreter` (one run of a program) and `ClosureCompiler`, the dispatch from
   IR node types to compile methods, and blocks.
+- `codegen.py`: blocks and lambda bodies without `await` as generated Python functions (the fast
+  path), with the closures' checks in the same order.
 - `expressions.py`: `ExpressionCompiler`, how expressions compile to closures.
 - `statements.py`: `StatementCompiler`, how statements compile to closures.
 - `host.py`: `EffectHost`, every method the interpreter calls on the engine.

@@ -124,6 +124,7 @@ _COMPARING_METHODS = frozenset({"sort", "index", "count", "remove"})
 SPLITTING_METHODS = frozenset({"split", "rsplit"})
 
 
+_SCALARS = frozenset({int, float, bool})
 _KEYS_VIEW, _VALUES_VIEW, _ITEMS_VIEW = type({}.keys()), type({}.values()), type({}.items())
 
 
@@ -131,6 +132,12 @@ def call_method(interp: Caller, method: BoundMethod, args: list, kwargs: dict) -
     receiver, name = method.receiver, method.name
     if method.fn is None:  # a method of a collections value (collections_module.py)
         return call_native_method(interp, receiver, name, args, kwargs)
+    return call_value_method(interp, receiver, name, method.fn, args, kwargs)
+
+
+def call_value_method(interp: Caller, receiver: Any, name: str, fn: Any, args: list, kwargs: dict) -> Any:
+    """`receiver.name(*args, **kwargs)` for a method of a plain value, `fn` being Python's
+    bound method: the prechecks, the call, the checks and charges of its result."""
     limits = interp.limits
     kind = type(receiver)
     if kind is str:
@@ -160,12 +167,14 @@ def call_method(interp: Caller, method: BoundMethod, args: list, kwargs: dict) -
         sandbox.charge(limits, sandbox.work(receiver))
     if name in ("extend", "update"):
         sandbox.charge(limits, sum(sandbox.work(a) for a in args))
-    result = method.fn(*args, **kwargs)
+    result = fn(*args, **kwargs)
     if name in GROWING_CONTAINER_METHODS:
         sandbox.check_value(receiver, limits)
     if result is None:
         return None
     result_kind = type(result)
+    if result_kind in _SCALARS:  # nothing to check or charge (`dict.get` of a count, `str.find`)
+        return result
     if result_kind is str:
         sandbox.charge(limits, sandbox.work(result))
         return sandbox.check_string(result, limits)

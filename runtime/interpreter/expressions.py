@@ -7,10 +7,11 @@ from __future__ import annotations
 from dwf.compiler import ir
 
 from dwf.runtime.interpreter import operators, sandbox
+from dwf.runtime.interpreter.codegen import NotGenerated, compile_expression
 from dwf.runtime.interpreter.facade_calls import compile_facade_call
 from dwf.runtime.interpreter.formatting import ascii_text
 from dwf.runtime.interpreter.frames import (Code, Frame, any_async, as_mapping, collect_args, collect_args_async,
-                                            evaluate, get_item, iterate, new_container, unbound)
+                                            evaluate, iterate, new_container, subscript, unbound)
 from dwf.runtime.values.errors import ScriptError, is_subclass
 from dwf.runtime.values.objects import DwfIterator, Facade, LazyAwaitable, class_name, type_name
 from dwf.runtime.values.sets import OrderedSet
@@ -132,21 +133,10 @@ class ExpressionCompiler:
 
     def e_subscript(self, node: ir.Subscript) -> Code:
         value, index = self.expr(node.value), self.expr(node.index)
-        if isinstance(node.index, ir.Slice):  # a slice copies: charge its length
-            limits = self.interp.limits
+        limits = self.interp.limits
 
-            def get(container, key):
-                result = get_item(container, key)
-                sandbox.charge(limits, sandbox.work(result))
-                return result
-        else:
-            limits = self.interp.limits
-
-            def get(container, key):
-                result = get_item(container, key)
-                if type(key) is slice:  # `xs[slice(1, 3)]` copies like `xs[1:3]`
-                    sandbox.charge(limits, sandbox.work(result))
-                return result
+        def get(container, key):  # a slice (`xs[1:3]`, `xs[slice(1, 3)]`) copies: its length is charged
+            return subscript(container, key, limits)
         if any_async([value, index]):
             async def run_async(frame):
                 return get(await evaluate(value, frame), await evaluate(index, frame))
@@ -261,7 +251,16 @@ class ExpressionCompiler:
 
     def e_lambda(self, node: ir.Lambda) -> Code:
         return self.function_maker("<lambda>", self.qualname_prefix + "<lambda>", node.params,
-                                   lambda: self.expr(node.body).run, False, is_expression=True)
+                                   lambda: self.lambda_body(node.body), False, is_expression=True)
+
+    def lambda_body(self, body: ir.Node):
+        """A lambda's body as one generated function (`codegen.py`), else as its closure."""
+        if self.generate:
+            try:
+                return compile_expression(self, body)
+            except NotGenerated:
+                pass
+        return self.expr(body).run
 
     def e_await(self, node: ir.Await) -> Code:
         value = self.expr(node.value)

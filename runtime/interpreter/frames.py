@@ -204,6 +204,25 @@ def with_frame(error: DwfError, line: int, column: int, frame: Frame) -> DwfErro
     return error
 
 
+# What a failing statement is located at (`located`): signals are not failures.
+STATEMENT_FAILURES = (DwfError, RecursionError, MemoryError, *PYTHON_ERRORS)
+
+
+def located(limits: Limits, error: BaseException, line: int, column: int, frame: Frame) -> DwfError:
+    """The DWF error a failing statement ends with, carrying this statement as a traceback frame:
+    DWF errors as they are, Python errors of allowed operations as script exceptions, runaway
+    recursion and memory as limit errors."""
+    if isinstance(error, DwfError):
+        failure = error
+    elif isinstance(error, RecursionError):
+        failure = sandbox.limit_error("recursion", limits)
+    elif isinstance(error, MemoryError):
+        failure = out_of_memory()
+    else:
+        failure = convert_error(error)
+    return with_frame(failure, line, column, frame)
+
+
 def out_of_memory() -> FatalError:
     """The error a run that exhausted memory ends with."""
     return FatalError("LimitExceeded", "the run ran out of memory")
@@ -239,6 +258,14 @@ def get_item(container: Any, index: Any) -> Any:
     if isinstance(container, ScriptObject):
         return container.get_item(index)  # a match: `m[1]`, `m["name"]`
     raise ScriptError("TypeError", f"'{type_name(container)}' object is not subscriptable")
+
+
+def subscript(container: Any, key: Any, limits: Limits) -> Any:
+    """`container[key]` of an expression: a slice copies, so its length is charged."""
+    result = get_item(container, key)
+    if type(key) is slice:
+        sandbox.charge(limits, sandbox.work(result))
+    return result
 
 
 def set_item(container: Any, index: Any, value: Any, limits: Limits) -> None:

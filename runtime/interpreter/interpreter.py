@@ -40,12 +40,12 @@ from dwf.runtime.interpreter import sandbox
 from dwf.runtime.interpreter.builtins import make_builtins, make_modules
 from dwf.runtime.interpreter.calls import bind_arguments, call_method, call_unbound, instantiate
 from dwf.runtime.interpreter.expressions import ExpressionCompiler
-from dwf.runtime.interpreter.frames import (PYTHON_ERRORS, Code, Frame, ReturnSignal, any_async, convert_error,
-                                            out_of_memory, with_frame)
+from dwf.runtime.interpreter.codegen import NotGenerated, awaits, compile_block
+from dwf.runtime.interpreter.frames import STATEMENT_FAILURES, Code, Frame, ReturnSignal, any_async, located, with_frame
 from dwf.runtime.interpreter.host import EffectHost
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.interpreter.statements import StatementCompiler
-from dwf.runtime.values.errors import DwfError, FatalError, ScriptError
+from dwf.runtime.values.errors import FatalError, ScriptError
 from dwf.runtime.values.objects import (BoundMethod, BuiltinFunction, ExceptionType, Facade, LazyAwaitable,
                                         ReadOnlyMapping, ScriptFunction, UnboundMethod, type_name)
 
@@ -174,14 +174,27 @@ class ClosureCompiler(StatementCompiler, ExpressionCompiler):
     """ClosureCompiler: compiles IR nodes to closures, one method per node type (`STATEMENTS`,
     `EXPRESSIONS`); a node type without one is a compiler bug."""
 
+    # Blocks and lambda bodies without `await` run as generated functions (codegen.py); False
+    # compiles everything to closures (tests compare the two).
+    generate = True
+
     def __init__(self, interp: Interpreter):
         self.interp = interp
         # What CPython's `__qualname__` of a function defined here starts with: "" at the top
         # level, "f.<locals>." inside `f`, "f.<locals>.<listcomp>." inside a comprehension.
         self.qualname_prefix = ""
+        self.await_memo: dict = {}  # id(node) -> (node, whether it awaits): see codegen.awaits
 
     def block(self, statements: tuple) -> Code:
+        """A block: one generated function when no statement awaits (`codegen.py`), else a
+        closure that runs the statements' closures, awaiting those that await."""
+        if self.generate and not any(awaits(s, self.await_memo) for s in statements):
+            try:
+                return compile_block(self, statements)
+            except NotGenerated:
+                pass
         interp = self.interp
+        limits_ = interp.limits
         entries = [(s.span.line, s.span.column, *self.statement(s)) for s in statements]
         limit = interp.limits.steps
         if not any_async([(fn, a) for _, _, fn, a in entries]):
@@ -194,8 +207,8 @@ class ClosureCompiler(StatementCompiler, ExpressionCompiler):
                         raise with_frame(interp.step_limit(), line, column, frame)
                     try:
                         fn(frame)
-                    except _STATEMENT_FAILURES as error:
-                        raise _located(interp, error, line, column, frame) from None
+                    except STATEMENT_FAILURES as error:
+                        raise located(limits_, error, line, column, frame) from None
 
             return Code(run_sync, False)
 
@@ -209,8 +222,8 @@ class ClosureCompiler(StatementCompiler, ExpressionCompiler):
                         await fn(frame)
                     else:
                         fn(frame)
-                except _STATEMENT_FAILURES as error:
-                    raise _located(interp, error, line, column, frame) from None
+                except STATEMENT_FAILURES as error:
+                    raise located(limits_, error, line, column, frame) from None
 
         return Code(run_async, True)
 
@@ -225,24 +238,6 @@ class ClosureCompiler(StatementCompiler, ExpressionCompiler):
         if handler is None:
             raise TypeError(f"no interpreter handler for IR expression {type(node).__name__}")
         return handler(self, node)
-
-
-_STATEMENT_FAILURES = (DwfError, RecursionError, MemoryError, *PYTHON_ERRORS)
-
-
-def _located(interp: Interpreter, error: BaseException, line: int, column: int, frame: Frame) -> DwfError:
-    """The DWF error a failing statement ends with, carrying this statement as a traceback frame:
-    DWF errors as they are, Python errors of allowed operations as script exceptions, runaway
-    recursion and memory as limit errors."""
-    if isinstance(error, DwfError):
-        failure = error
-    elif isinstance(error, RecursionError):
-        failure = sandbox.limit_error("recursion", interp.limits)
-    elif isinstance(error, MemoryError):
-        failure = out_of_memory()
-    else:
-        failure = convert_error(error)
-    return with_frame(failure, line, column, frame)
 
 
 STATEMENTS: dict[type, Callable] = {

@@ -166,6 +166,15 @@ def get_attribute(value: Any, attr: str) -> Any:
 _UNBOUND: dict[tuple[str, str], UnboundMethod] = {}
 
 
+def plain_method(kind: type, attr: str) -> bool:
+    """Whether `value.attr`, for a `value` of exactly type `kind`, is the bound method that
+    `get_attribute` returns for every such value (an allowed method of str, list or dict that
+    is neither type-level nor a plain value), so a call can skip making the attribute."""
+    name = _METHOD_TYPES.get(kind) if kind in (str, list, dict) else None
+    return (name is not None and not attr.startswith("__") and attr in _ALLOWED[name]
+            and attr not in B.TYPE_LEVEL_METHODS and attr not in B.VALUE_ATTRIBUTES)
+
+
 def unbound_method(owner: str, name: str) -> UnboundMethod:
     """The one value for `owner.name` (immutable, so every run can share it)."""
     method = _UNBOUND.get((owner, name))

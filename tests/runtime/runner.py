@@ -79,8 +79,9 @@ def compile_snippet(snippet: str) -> CompileResult:
 
 
 async def run_async(snippet: str, limits: Limits | None = None, port: EchoPort | None = None, *,
-                    timeout: float = 10.0, **options: Any) -> RunOutcome:
-    """`options` go to `StartRequest` (args, world, max_concurrency, ...); asks may run 8 at a
+                    timeout: float = 60.0, **options: Any) -> RunOutcome:
+    """`timeout` only guards against a hung test (a loaded machine can take seconds to start the
+    regex worker); `options` go to `StartRequest` (args, world, max_concurrency, ...); asks may run 8 at a
     time unless `max_concurrency` says otherwise, whatever the machine's CPU count."""
     options.setdefault("max_concurrency", 8)
     request = StartRequest(script=script_of(snippet), agent_port=port or EchoPort(), path="test.dwf.py",
@@ -98,7 +99,7 @@ async def run_async(snippet: str, limits: Limits | None = None, port: EchoPort |
     raise refused
 
 
-def run(snippet: str, limits: Limits | None = None, port: EchoPort | None = None, *, timeout: float = 10.0,
+def run(snippet: str, limits: Limits | None = None, port: EchoPort | None = None, *, timeout: float = 60.0,
         **options: Any) -> RunOutcome:
     """Compile and run `snippet` (raises `StartError` on compile errors); returns the RunOutcome."""
     return anyio.run(lambda: run_async(snippet, limits, port, timeout=timeout, **options))

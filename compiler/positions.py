@@ -191,6 +191,8 @@ class SourceMap:
             line, column = position
             return start[0] + line - 1, column + (start[1] if line == 1 else 0)
 
+        if start[0] > len(self.source.line_offsets) or end[0] > len(self.source.line_offsets):
+            return out  # a node of another text: nothing to read here
         try:
             for tok in tokenize.generate_tokens(io.StringIO(self.text_between(start, end)).readline):
                 if tok.type not in _SKIPPED:

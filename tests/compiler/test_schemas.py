@@ -23,6 +23,7 @@ from dwf.compiler.diagnostics import DiagnosticSink
 from dwf.compiler.plan.statics import iter_nodes
 from dwf.compiler.positions import SourceMap
 from dwf.compiler.schemas import SCHEMA_DIALECT, SchemaBuilder
+from dwf.compiler.schemas.types import parse_forward_reference
 from dwf.compiler.source import SourceFile
 
 S = SCHEMA_DIALECT
@@ -465,8 +466,7 @@ def test_constants_are_not_consulted_for_ordinary_types():
                             constants=Untouchable(), span_of=script.builder._span_of, sink=DiagnosticSink(),
                             positions=script.builder._positions)
     for source in ["list[Finding]", "Optional[dict[str, tuple[int, ...]]]", "Literal['a'] | None", "str", "object"]:
-        builder._positions = SourceMap(SourceFile("<test>", source))
-        assert builder.for_returns(ast.parse(source, mode="eval").body) is not None
+        assert builder.for_returns(parse_forward_reference(source)) is not None  # nodes with their own SourceMap
 
 
 # ---------------------------------------------------------------------- literal dict schemas

@@ -37,6 +37,8 @@ class ActorFact:
     pattern: str | None  # display name or pattern (`reviewer-{path}`)
     in_loop: bool
     name_span: Span | None = None  # the name argument
+    isolation: str | None = None  # "worktree", or None: the actor edits the workspace itself
+    tools: tuple[str, ...] | None = None  # the actor tools `tools=[...]` narrows to; None: the run's set
 
 
 @dataclass
@@ -174,9 +176,12 @@ class FacadeCallChecks:
         in_loop = lowerer.loop_depth > 0
         if literal and in_loop:
             lowerer.report(E.LiteralActorNameInLoop, name_node, name=literal, where="once per iteration")
-        lowerer.facts.actors.append(ActorFact(self.site, lowerer.span(self.node), literal or None, pattern, in_loop,
-                                               lowerer.span(name_node) if name_node is not None else None))
+        fact = ActorFact(self.site, lowerer.span(self.node), literal or None, pattern, in_loop,
+                         lowerer.span(name_node) if name_node is not None else None)
+        lowerer.facts.actors.append(fact)
         self.actor = pattern
+        fact.isolation = _check_isolation(lowerer, call_argument(self.node, None, "isolation"))
+        fact.tools = _check_actor_tools(lowerer, call_argument(self.node, None, "tools"))
         for keyword in ("model", "agent_type"):
             value = call_argument(self.node, None, keyword)
             if value is None or is_name_constant(value, None):
@@ -342,6 +347,52 @@ def _receiver_label(lowerer, receiver: ast.expr) -> str:
     if isinstance(receiver, ast.Name):
         return receiver.id
     return " ".join(lowerer.code(receiver).split())
+
+
+def _is_none(node: ast.expr | None) -> bool:
+    return node is None or is_name_constant(node, None)
+
+
+def _check_isolation(lowerer, node: ast.expr | None) -> str | None:
+    """`agent(isolation=...)`: None, or the literal "worktree" (shown on the approval screen)."""
+    if _is_none(node):
+        return None
+    text = _literal(node, lowerer)
+    if text not in F.ISOLATIONS:
+        shown = f"\"{text}\"" if text is not None else "a computed value"
+        lowerer.report(E.InvalidAskArgument, node, detail=f"`agent(isolation=...)` is {shown}; the only isolation is "
+                       "\"worktree\"", help="write `isolation=\"worktree\"` to give the actor its own git worktree, "
+                       "or leave it out")
+        return None
+    return text
+
+
+def _check_actor_tools(lowerer, node: ast.expr | None) -> tuple[str, ...] | None:
+    """`agent(tools=[...])`: a literal list of actor tool names (Claude Code names accepted),
+    returned as the actor tools they name, in `F.ACTOR_TOOLS` order."""
+    if _is_none(node):
+        return None
+    known = ", ".join(F.ACTOR_TOOLS)
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        lowerer.report(E.InvalidAskArgument, node, detail="`agent(tools=...)` must be a list of tool-name literals",
+                       help=f"it is shown on the approval screen before anything runs; the tools are {known}")
+        return None
+    named: set[str] = set()
+    for element in node.elts:
+        value = element.value if isinstance(element, ast.Starred) else element
+        text = _literal(element, lowerer) if not isinstance(element, ast.Starred) else None
+        if text is None:
+            lowerer.report(E.InvalidAskArgument, value, detail="each tool in `agent(tools=[...])` must be a "
+                           "string literal", help=f"the tools are {known}")
+            return None
+        if text not in F.ACTOR_TOOL_NAMES:
+            close = difflib.get_close_matches(text, list(F.ACTOR_TOOL_NAMES), n=1)
+            lowerer.report(E.InvalidAskArgument, value, detail=f"\"{text}\" is not an actor tool",
+                           help=(f"did you mean \"{close[0]}\"? " if close else "") + f"the tools are {known} "
+                                "(Claude Code names such as Read, Edit and Bash work too)")
+            return None
+        named.add(F.ACTOR_TOOL_NAMES[text])
+    return tuple(t for t in F.ACTOR_TOOLS if t in named)
 
 
 def _check_agent_type(lowerer, node: ast.AST, name: str) -> None:

@@ -51,7 +51,7 @@ def _m(container, name, kind, awaitable, positional=(), required=0, keyword_only
 
 
 MEMBERS: tuple[Member, ...] = (
-    _m("", "agent", "actor", False, ("name", "system"), 0, ("model", "agent_type"),
+    _m("", "agent", "actor", False, ("name", "system"), 0, ("model", "agent_type", "isolation", "tools"),
        summary="create an actor"),
     _m("Agent", "ask", "ask", True, ("instructions",), 1, ("returns", "label"),
        summary="assign one task to an actor"),
@@ -71,6 +71,8 @@ MEMBERS: tuple[Member, ...] = (
     _m("git", "diff", "read", True, ("base", "path"), 0, summary="a diff"),
     _m("git", "status", "read", True, returns="GitStatus", summary="the working tree status"),
     _m("git", "log", "read", True, ("count",), 0, returns="GitCommit", summary="recent commits"),
+    _m("git", "worktree", "read", True, ("actor",), 1, returns="GitWorktree",
+       summary="what an isolated actor changed in its worktree"),
     _m("world", "run", "run", True, ("cmd", "args"), 1, ("timeout_s",), returns="RunResult",
        summary="run an approved command"),
     _m("artifact", "file", "artifact", True, ("id", "path"), 2, ("title", "description", "primary"),
@@ -110,6 +112,7 @@ RECORDS: dict[str, tuple[str, ...]] = {
     "GitStatus": ("branch", "clean", "staged", "unstaged", "untracked"),
     "GitCommit": ("hash", "subject", "author", "date"),
     "ArtifactRef": ("id", "version"),
+    "GitWorktree": ("actor", "branch", "base", "head", "changed_files", "diff"),
 }
 # Attributes of actor handles besides `ask`.
 AGENT_ATTRIBUTES = ("name",)
@@ -124,7 +127,7 @@ RESULT_TYPES: dict[str, str] = {
     "parallel": "list", "gather": "list", "pipeline": "list", "workflow": "", "hole": "",
     "files.glob": "list[str]", "files.read": "str", "files.grep": "list[GrepMatch]",
     "git.changed_files": "list[str]", "git.diff": "str", "git.status": "GitStatus",
-    "git.log": "list[GitCommit]", "world.run": "RunResult",
+    "git.log": "list[GitCommit]", "git.worktree": "GitWorktree", "world.run": "RunResult",
     "artifact.file": "ArtifactRef", "artifact.markdown": "ArtifactRef",
     "artifact.chart": "", "artifact.table": "", "artifact.metrics": "", "artifact.board": "",
     "budget.spent": "int", "budget.remaining": "",
@@ -137,6 +140,8 @@ RECORD_FIELD_TYPES: dict[str, dict[str, str]] = {
                   "untracked": "list[str]"},
     "GitCommit": {"hash": "str", "subject": "str", "author": "str", "date": "str"},
     "ArtifactRef": {"id": "str", "version": "int"},
+    "GitWorktree": {"actor": "str", "branch": "str", "base": "str", "head": "str", "changed_files": "list[str]",
+                    "diff": "str"},
 }
 # Keywords models pass that a member does not take, with what to write instead (a close
 # match is suggested for any other unknown keyword).
@@ -155,9 +160,24 @@ KEYWORD_HINTS: dict[str, dict[str, str]] = {
         "system": "set the system prompt on the actor: `agent(name, system=...)`",
     },
     "agent": {"instructions": "did you mean `system`?", "prompt": "did you mean `system`?",
-              "role": "did you mean `system`?"},
+              "role": "did you mean `system`?", "allowed_tools": "did you mean `tools`?",
+              "allowedTools": "did you mean `tools`?", "worktree": "write `isolation=\"worktree\"`"},
     "gather": {"return_exceptions": "`parallel([...])` runs them all and turns failures into `None`"},
     "files.read": {"encoding": "files are read as UTF-8 text"},
     "log": {"level": "`log()` takes one message; put the level in the text"},
     "git.log": {"limit": "did you mean `count`?", "n": "did you mean `count`?", "max_count": "did you mean `count`?"},
+}
+
+# agent(isolation=...): the one isolation there is (an own git worktree of the workspace's HEAD).
+ISOLATIONS = ("worktree",)
+# agent(tools=[...]): the actor tools (runtime.ports.actor_tools) and the names a script may use
+# for them: the tool's own name, a short name, or the Claude Code name (as in agent definitions).
+ACTOR_TOOLS = ("read_file", "list_files", "grep", "write_file", "edit_file", "run_command")
+FILE_WRITING_TOOLS = frozenset({"write_file", "edit_file", "run_command"})  # a command may write files too
+ACTOR_TOOL_NAMES: dict[str, str] = {
+    **{name: name for name in ACTOR_TOOLS},
+    "read": "read_file", "list": "list_files", "glob": "list_files", "write": "write_file", "edit": "edit_file",
+    "run": "run_command", "bash": "run_command",
+    "Read": "read_file", "Grep": "grep", "Glob": "list_files", "LS": "list_files", "Write": "write_file",
+    "Edit": "edit_file", "MultiEdit": "edit_file", "Bash": "run_command",
 }

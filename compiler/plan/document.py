@@ -11,6 +11,9 @@ creation order of actors; no absolute path, time or address appears in it.
 
 from __future__ import annotations
 
+from dwf.grammar import facade as F
+
+from dwf.compiler import ir
 from dwf.compiler.result import CompileResult
 from dwf.compiler.plan.commands import command_uses, program_entries
 from dwf.compiler.plan.graphs import FANOUT_EXPAND_CAP, Caps, Graphs, build_graphs
@@ -35,7 +38,7 @@ def build_plan(result: CompileResult, args: dict | None = None, given: tuple[str
     causal = graphs.causal
     steps = [_step(graphs, node, attrs) for node, attrs in causal.nodes(data=True)]
     actors_all = list(graphs.trace.actors)
-    actors = [_actor(graphs, labeller, a) for a in actors_all[:caps.lanes]]
+    actors = [_actor(graphs, labeller, a, program.commands) for a in actors_all[:caps.lanes]]
     counts = {kind: sum(1 for s in graphs.trace.steps.values() if s.kind == kind) for kind in ("ask", "read", "run")}
     folded = {"steps": causal.graph["folded"].get("steps", 0),
               "actors": max(0, len(actors_all) - caps.lanes),
@@ -123,7 +126,24 @@ def _step(graphs: Graphs, node: str, attrs: dict) -> dict:
     }
 
 
-def _actor(graphs: Graphs, labeller: Labeller, actor: str) -> dict:
+def actor_tools(labeller: Labeller, actor: str) -> tuple[str, ...] | None:
+    """The actor tools an `agent(tools=[...])` narrows the actor to (None: the run's whole set);
+    the compiler checked that the list is literal names (`compiler.effect_rules`)."""
+    node = labeller.actor_call(actor)
+    value = labeller.argument(node, None, "tools") if node is not None else None
+    if type(value) not in (ir.List, ir.Tuple):
+        return None
+    named = {F.ACTOR_TOOL_NAMES.get(e.value) for e in value.elts if type(e) is ir.Const}
+    return tuple(t for t in F.ACTOR_TOOLS if t in named)
+
+
+def actor_programs(tools: tuple[str, ...] | list[str] | None, commands) -> list[str]:
+    """The programs an actor's `run_command` may start: the run's approved commands, when its
+    tools can include `run_command` (without `tools=`, only under `--actor-tools exec`)."""
+    return sorted(commands) if tools is None or "run_command" in tools else []
+
+
+def _actor(graphs: Graphs, labeller: Labeller, actor: str, commands=()) -> dict:
     info = graphs.trace.actors[actor]
     asks = [s for s, lanes in graphs.lanes.items() if actor in lanes]
     schemas = [graphs.trace.steps[s].node.schema if graphs.trace.steps[s].node is not None else None for s in asks]
@@ -139,6 +159,7 @@ def _actor(graphs: Graphs, labeller: Labeller, actor: str) -> dict:
     else:
         instances_text = f"{count} instance{'s' if count != 1 else ''}"
     row = labeller.sites.get(actor)
+    tools = actor_tools(labeller, actor)
     phases = []
     for s in asks:
         for p in graphs.trace.steps[s].phases:
@@ -152,6 +173,10 @@ def _actor(graphs: Graphs, labeller: Labeller, actor: str) -> dict:
         "persona": labeller.persona(actor),
         "model": labeller.keyword(actor, "model"),
         "agent_type": labeller.keyword(actor, "agent_type"),
+        "isolation": labeller.keyword(actor, "isolation"),
+        "tools": list(tools) if tools is not None else None,
+        "can_write_files": tools is None or bool(F.FILE_WRITING_TOOLS & set(tools)),
+        "programs": actor_programs(tools, commands),
         "typed": typed,
         "returns": sorted({_schema_name(s) for s in schemas if s}),
         "instances": count if family else 1,
@@ -228,7 +253,38 @@ def warnings(graphs: Graphs, labeller: Labeller) -> list[dict]:
         warn("unknown-fanout", asks[0], region.span.line,
              f"Fan-out{join} of unknown size: {_list(asks)} run{'s' if len(asks) == 1 else ''} once per item "
              f"of `{what}`{filtered}.")
+    _shared_tree_warnings(graphs, labeller, warn)
     return sorted(found, key=lambda w: (w["line"], w["kind"], w["site"] or ""))
+
+
+def _shared_tree_warnings(graphs: Graphs, labeller: Labeller, warn) -> None:
+    """Warn when two actors that can write files and have no isolation may run at once in one
+    `parallel`/`gather`/`pipeline`: they edit one working tree and can clobber each other. One
+    `agent()` site in a fan-out under the join counts twice (one actor per item)."""
+    trace = graphs.trace
+    writers: dict[str, list[str]] = {}  # join site -> actor sites
+    for actor in trace.actors:
+        if labeller.keyword(actor, "isolation"):
+            continue
+        tools = actor_tools(labeller, actor)
+        if tools is not None and not F.FILE_WRITING_TOOLS & set(tools):
+            continue
+        for site, lanes in graphs.lanes.items():
+            if actor in lanes and site in trace.steps:
+                for join in trace.steps[site].joins:
+                    if actor not in writers.setdefault(join, []):
+                        writers[join].append(actor)
+    for join, actors in writers.items():
+        fanned = [a for a in actors if any(trace.regions[r].kind == "fanout" for r in trace.actors[a].regions
+                                           if r in trace.regions)]
+        if len(actors) < 2 and not fanned:
+            continue
+        names = [f"`{labeller.actor_name(a)}`" for a in actors]
+        who = (f"{names[0]} (one actor per item)" if len(actors) == 1 else _list(names))
+        line = min(trace.actors[a].span.line for a in actors)
+        warn("shared-working-tree", actors[0], line,
+             f"{who} can write files and may run at once in {join} without isolation: they share one working tree. "
+             "Give each `isolation=\"worktree\"`, or narrow `tools=` to read-only tools.")
 
 
 def _list(sites: list[str]) -> str:

@@ -16,6 +16,7 @@ import re
 from html import escape
 
 from dwf.compiler.inert import flatten, inert_tree, screen
+from dwf.compiler.plan.labels import actor_access
 
 STYLE = """
 :root { color-scheme: light; --ink: #111827; --muted: #6b7280; --line: #e5e7eb; --accent: #4338ca; }
@@ -184,6 +185,7 @@ def _actors(plan: dict) -> list[str]:
         out.append(f'<p class="muted">{escape(actor["instances_text"])} · {escape(typed)} · '
                    f'{escape(actor["model"] or "default model")}'
                    + (f" · agent type {escape(actor['agent_type'])}" if actor["agent_type"] else "") + "</p>")
+        out += [f'<p class="access">{escape(line)}</p>' for line in actor_access(actor)]
         if actor["elements"]:
             out.append(f'<p>one each: {", ".join(f"<code>{escape(n)}</code>" for n in actor["elements"])}</p>')
         if actor["persona"]:

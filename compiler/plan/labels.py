@@ -187,3 +187,18 @@ def _bind(target, element) -> dict | None:
     return None
 
 
+
+
+def actor_access(actor: dict) -> list[str]:
+    """What a plan's actor may do, as the text and HTML screens show it: its tools, whether it
+    can write files, its isolation, and the programs its `run_command` may start."""
+    if actor.get("tools") is None:
+        tools = "tools: the run's actor tool set (--actor-tools, default write)"
+    else:
+        tools = "tools: " + (", ".join(actor["tools"]) or "none")
+    writes = "can write files" if actor.get("can_write_files") else "cannot write files"
+    isolation = "isolated in its own git worktree" if actor.get("isolation") == "worktree" else "no isolation"
+    programs = ", ".join(actor.get("programs") or ()) or "none"
+    if actor.get("tools") is None and actor.get("programs"):
+        programs += " (only with --actor-tools exec)"
+    return [f"{tools}  ·  {writes}  ·  {isolation}", f"programs: {programs}"]

@@ -11,7 +11,7 @@ import json
 import textwrap
 
 from dwf.compiler.inert import flatten, inert_tree
-from dwf.compiler.plan.labels import one_line
+from dwf.compiler.plan.labels import actor_access, one_line
 
 WIDTH = 80
 REPEAT_TAG = {"loop": "loop", "fan-out": "per item", None: ""}
@@ -143,6 +143,8 @@ def _actors(plan: dict) -> list[str]:
         out.append("  " + one_line(f"{actor['name']}  ·  {actor['instances_text']}  ·  {typed}  ·  {model}", WIDTH - 2))
         if actor["agent_type"]:
             out.append("    " + one_line(f"agent type: {actor['agent_type']}", WIDTH - 4))
+        for line in actor_access(actor):
+            out += _wrap(line, "    ")
         if actor["elements"]:
             out += _wrap("one each: " + ", ".join(actor["elements"]), "    ")
         if actor["persona"]:

@@ -73,6 +73,7 @@ class StepInfo:
     control: set = field(default_factory=set)  # (step, late) pairs
     conditional: bool = False
     reached: bool = True
+    joins: set = field(default_factory=set)  # the `parallel`/`gather`/`pipeline` sites it runs under
 
 
 @dataclass
@@ -148,6 +149,7 @@ class TraceWalk:
         self.inlined: list[int] = []
         self.returns: list[list[_State]] = []
         self.join_site: str | None = None
+        self.join_stack: list[str] = []  # every join being walked, outermost first (comprehensions included)
         self.recursive: set[int] = set()
         self.effectful = self._effectful_functions()
 
@@ -430,8 +432,10 @@ class TraceWalk:
 
     def _facade(self, node: ir.FacadeCall) -> None:
         outer_join = self.join_site
-        if node.op in ("parallel", "gather", "pipeline"):
+        joining = node.op in ("parallel", "gather", "pipeline") and node.site is not None
+        if joining:
             self.join_site = node.site
+            self.join_stack.append(node.site)
         self.expr(node.receiver)
         if node.op == "pipeline":
             self._pipeline(node)
@@ -440,6 +444,8 @@ class TraceWalk:
                 self.expr(arg)
             for keyword in node.keywords:
                 self.expr(keyword.value)
+        if joining:
+            self.join_stack.pop()
         self.join_site = outer_join
         site = node.site
         if site is None:
@@ -515,6 +521,7 @@ class TraceWalk:
         if self.phase not in info.phases:
             info.phases.append(self.phase)
         info.control.update(self.control)
+        info.joins.update(self.join_stack)
         info.conditional = info.conditional or self.cond > 0
         for u in self.state.frontier or ():
             if u != site:

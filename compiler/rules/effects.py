@@ -566,10 +566,13 @@ class InvalidAskArgument(Rule):
     ## What it does
     Reports `ask()` options that must be known at compile time but are not: a `label` that is
     not a string or f-string, an `agent(agent_type=...)` or `agent(model=...)` that is not a
-    string literal.
+    string literal, an `agent(isolation=...)` other than the literal `"worktree"`, and an
+    `agent(tools=...)` that is not a literal list of actor tool names (`read_file`, `edit`,
+    `Bash`, ...).
 
     ## Why is this bad?
-    Labels, agent types and models are shown on the approval screen before anything runs.
+    Labels, agent types, models, isolation and actor tools are shown on the approval screen
+    before anything runs.
 
     ## Example
     ```python

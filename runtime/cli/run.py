@@ -6,6 +6,7 @@ the workspace's journal open). Preparing, journaling and the ports are `host.ses
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -20,6 +21,7 @@ def cmd_run(args) -> int:
     from dwf.runtime.cli.progress import dumps, make_progress  # deferred: start-up
     from dwf.runtime.host.approval import approval_binding, check_unchanged, plan_summary  # deferred: start-up
     from dwf.runtime.ports.agent_definitions import check_agent_types  # deferred: start-up
+    from dwf.runtime.ports.worktrees import check_isolation  # deferred: start-up
 
     path = _script_to_run(args)
     data = read_script(path)
@@ -47,6 +49,8 @@ def cmd_run(args) -> int:
         problems.append(f"the workspace {workspace} is not a directory")
     else:
         problems.extend(check_agent_types(prepared.program, workspace))
+        for program in (prepared.program, *prepared.called.values()):  # the saved workflows it calls too
+            problems.extend(check_isolation(program, workspace))
     problems.extend(prepared.problems[len(prepared.argument_problems):])  # the saved workflows it calls
     port = session.open_port(problems)
     problems.extend(prepared.argument_problems)
@@ -54,8 +58,12 @@ def cmd_run(args) -> int:
         return report_usage_problems(problems)
 
     binding = approval_binding(prepared, session.actor_tools)  # what the screen below shows
+    # the tool set the actors get: the command port's agent brings its own tools
+    tool_set = None if str(args.agent or "").startswith("command") else \
+        session.actor_tools or os.environ.get("DWF_ACTOR_TOOLS") or "write"
     if args.progress == "text" or not args.yes:
         sys.stderr.write(plan_summary(prepared, workspace, agent=args.agent, max_concurrency=args.max_concurrency,
+                                      actor_tools=tool_set,
                                       budget=args.budget, ceilings=session.ceilings))
     if not args.yes and not confirm("Run this workflow?", "pass --yes to approve the plan above without a prompt"):
         return EXIT_USAGE

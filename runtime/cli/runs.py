@@ -221,6 +221,17 @@ def cmd_show(args) -> int:
             out.append(f"    ... and {len(data['reports']) - 20} more (--json shows all)")
     if data["artifacts"]:
         out.append("  Artifacts: " + ", ".join(f"{a['id']} ({a['kind']})" for a in data["artifacts"]))
+    if data["worktrees"]:
+        out.append("  Worktrees (isolated actors):")
+        for tree in data["worktrees"]:
+            if tree["state"] == "kept":
+                files = tree["changed_files"] or []
+                what = f"branch kept: {len(files)} changed file{'s' if len(files) != 1 else ''}"
+            elif tree["state"] == "removed":
+                what = "no changes: worktree and branch removed"
+            else:
+                what = f"worktree at {tree['path']}"
+            out.append(f"    {tree['actor']}: {tree['branch']} ({what})")
     if data["status"] == "completed":
         out.append("  Result: " + dumps(data["result"]))
     elif data["error"]:

@@ -115,9 +115,12 @@ class CalledWorkflowHost:
         return None if key is None else f"{self.name}/{key}"
 
     def create_actor(self, site: str, key: str, name: str | None, system: str | None, model: str | None,
-                     agent_type: str | None):
+                     agent_type: str | None, isolation: str | None = None, tools: tuple[str, ...] | None = None):
         return self.host.create_actor(self.prefix + site, self.prefix + key, self.actor_prefix + name if name else None,
-                                     system, model, agent_type)
+                                     system, model, agent_type, isolation, tools)
+
+    def git_worktree(self, site: str, key: str, actor):
+        return self.host.git_worktree(self.prefix + site, self.prefix + key, actor)
 
     def ask(self, site: str, key: str, actor, instructions: str, schema_key: str | None, label: str | None):
         return self.host.ask(self.prefix + site, self.prefix + key, actor, instructions, self._schema(schema_key), label)

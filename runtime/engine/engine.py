@@ -33,6 +33,7 @@ from dwf.runtime.journal import control
 from dwf.runtime.journal.memory import MemoryJournal
 from dwf.runtime.journal.store import JournalError, JournalStore, RunRow
 from dwf.runtime.ports.protocols import Usage
+from dwf.runtime.ports.worktrees import GitWorktrees, check_isolation, isolated_actors
 from dwf.runtime.values.errors import FatalError, ScriptError
 
 
@@ -153,7 +154,8 @@ class Run:
         if cache is None and stored is not None and stored.resumed_from:
             cache = _rebuild_cache(self.journal, stored.resumed_from)
         replay: dict = {}  # filled by the claim of a resume
-        ports = RunPorts(request.agent_port, request.world, request.artifacts, request.questions)
+        ports = RunPorts(request.agent_port, request.world, request.artifacts, request.questions,
+                         _worktrees(prepared, request.world))
         self.host = RunHost(self.id, prepared, ports, journal=self.journal, events=self.events,
                             committer=self.committer, limits=request.limits,
                             max_concurrency=resolved.max_concurrency, max_agents=resolved.max_agents,
@@ -302,6 +304,7 @@ class Run:
                 if self._stop_reason is not None:
                     scope.cancel()
                 value = await host.interpreter.run()
+                await host.finish_worktrees()
             if self.committer.failure is not None:
                 status, value, error = "errored", None, f"JournalError: {self.committer.failure}"
             elif self._stop_reason is not None:
@@ -383,6 +386,19 @@ class Run:
             self.committer.stop()  # lets the committer task end
             if self.control_dir is not None:
                 control.release(self.control_dir, self.id)
+
+
+def _worktrees(prepared: PreparedRun, world) -> GitWorktrees | None:
+    """The worktrees of a run whose script isolates actors, in the world's workspace; a
+    workspace that cannot hold them refuses the start, naming the actors (`check_isolation`)."""
+    programs = [prepared.program, *prepared.called.values()]  # saved workflows called inline too
+    if not any(isolated_actors(program) for program in programs):
+        return None
+    workspace = getattr(world, "root", None)
+    problems = [problem for program in programs for problem in check_isolation(program, workspace)]
+    if problems:
+        raise StartError(problems)
+    return GitWorktrees(workspace)
 
 
 def _rebuild_cache(journal: JournalStore, predecessor: str) -> ImportedCache | None:

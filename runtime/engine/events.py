@@ -13,7 +13,7 @@ log = logging.getLogger("dwf.events")
 EVENT_TYPES = (
     "run-started", "actor-created", "phase-entered", "log", "node-queued", "node-started", "node-progress",
     "node-settled", "usage-updated", "report", "artifact-published", "escalation-raised", "escalation-resolved",
-    "run-caps-changed", "run-settled",
+    "run-caps-changed", "worktree-created", "worktree-removed", "run-settled",
 )
 
 Listener = Callable[[dict], None]

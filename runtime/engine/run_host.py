@@ -53,6 +53,7 @@ from dwf.runtime.journal.control import spent
 from dwf.runtime.journal.store import JournalStore, NodeRow, input_hash
 from dwf.runtime.ports.protocols import (ActorSpec, AgentPort, ArtifactPort, AskRequest, QuestionPort, Usage,
                                          WorldPort)
+from dwf.runtime.ports.worktrees import GitWorktrees, Worktree, WorktreeError
 from dwf.runtime.values.errors import FatalError, ScriptError
 from dwf.runtime.values.objects import ActorHandle
 from dwf.runtime.values.records import Record, to_journal
@@ -73,6 +74,7 @@ class RunPorts:
     world: WorldPort | None = None
     artifacts: ArtifactPort | None = None
     questions: QuestionPort | None = None
+    worktrees: GitWorktrees | None = None  # None: an isolated actor fails the run (no git workspace)
 
 
 class RunHost:
@@ -88,6 +90,12 @@ class RunHost:
         self.called = prepared.called  # saved workflows called inline, by name
         self.commands = prepared.commands  # the only commands the run may execute
         self.agent_port, self.world, self.artifacts, self.questions = ports.agent, ports.world, ports.artifacts, ports.questions
+        self.git_worktrees = ports.worktrees
+        # Isolated actors' worktrees: those attached in this process, and those an earlier
+        # attempt journaled (`worktree-created`, loaded by `resume_from`), by actor key.
+        self.worktrees: dict[str, Worktree] = {}
+        self.journaled_worktrees: dict[str, dict] = {}
+        self.worktree_locks: dict[str, anyio.Lock] = {}
         self.journal = journal
         self.events = events
         self.committer = committer
@@ -141,6 +149,8 @@ class RunHost:
         self.earlier_usage = {(row.site, row.key): row.usage for row in rows
                               if row.status == "running" and Usage.from_json(row.usage) != Usage()}
         self.echoes = Counter(_echo(e["type"], e["payload"]) for e in journal.events(self.id, types=ECHOED_EVENTS))
+        self.journaled_worktrees = {e["payload"]["key"]: e["payload"]
+                                    for e in journal.events(self.id, types=("worktree-created",))}
 
     def _flush_usage(self) -> None:
         pending, self.unsaved_usage = self.unsaved_usage, {}
@@ -158,14 +168,19 @@ class RunHost:
     # ------------------------------------------------------------ host: actors, phases, logs
 
     def create_actor(self, site: str, key: str, name: str | None, system: str | None, model: str | None,
-                     agent_type: str | None) -> ActorHandle:
+                     agent_type: str | None, isolation: str | None = None,
+                     tools: tuple[str, ...] | None = None) -> ActorHandle:
         if len(self.actors) >= self.max_agents:
             raise FatalError("LimitExceeded", f"the actor limit ({self.max_agents:,}) was exceeded")
         if name:
             if name in self.actor_names:
                 raise FatalError("DuplicateActorName", f"two actors are named \"{name}\" ({self.actor_names[name]} and {key})")
             self.actor_names[name] = key
-        spec = ActorSpec(key, name or None, system, model or self.pinned_models.get(key), agent_type)
+        if isolation and self.git_worktrees is None:
+            raise FatalError("WorktreeError", f"the actor \"{name or key}\" asks for isolation=\"worktree\", but this "
+                                              "run has no git workspace")
+        spec = ActorSpec(key, name or None, system, model or self.pinned_models.get(key), agent_type, isolation,
+                         tools)
         self.actors[key] = spec
         self.actor_locks[key] = anyio.Lock()
         self.actor_sites[key] = site
@@ -304,7 +319,11 @@ class RunHost:
                 async with self.limiter:
                     await started()
                     self.actors_started.add(spec.actor_id)
-                    request = AskRequest(self.id, spec, site, key, instructions, schema, label,
+                    actor_spec = spec
+                    if spec.isolation:
+                        worktree = await self._worktree(spec)
+                        actor_spec = dataclasses.replace(spec, workdir=str(worktree.root))
+                    request = AskRequest(self.id, actor_spec, site, key, instructions, schema, label,
                                          tuple(sorted(self.commands)))
                     channel = AskSession(request, self.validator(schema_key) if schema_key else None,
                                          emit=self.events.emit, usage_sink=self.usage, escalate=self.escalate,
@@ -329,7 +348,9 @@ class RunHost:
             return {**channel.ask_usage.to_json(), "pure": not channel.touched}
 
         lookup = None
-        if self.cache is not None and spec.name:
+        # an isolated actor's asks never import: its edits were made in the predecessor's
+        # worktree, and this run's worktree is a new one
+        if self.cache is not None and spec.name and not spec.isolation:
             def lookup(digest: str):
                 entry = self.cache.take_ask(spec.name, digest)
                 if entry is None:
@@ -408,6 +429,76 @@ class RunHost:
 
         return await self._effect(site, key, "run", None, {"op": "world.run", "cmd": cmd, "args": arguments},
                                   execute, {"command": cmd})
+
+    # ------------------------------------------------------------ isolated actors' worktrees
+
+    async def _worktree(self, spec: ActorSpec) -> Worktree:
+        """The actor's worktree, made (and journaled) at its first need, or re-attached to the
+        one an earlier attempt of this run journaled."""
+        key = spec.actor_id
+        worktree = self.worktrees.get(key)
+        if worktree is not None:
+            return worktree
+        lock = self.worktree_locks.setdefault(key, anyio.Lock())
+        async with lock:
+            if key in self.worktrees:
+                return self.worktrees[key]
+            known = self.journaled_worktrees.get(key)
+            try:
+                worktree = await self.git_worktrees.attach(self.id, spec.name or key, key, known)
+            except WorktreeError as error:
+                raise FatalError("WorktreeError", str(error)) from None
+            if known is None:
+                self.events.emit("worktree-created", **worktree.to_json(self.git_worktrees.workspace))
+                self.journal.commit()  # before the actor writes into it: a resume must find it
+                self.journaled_worktrees[key] = worktree.to_json(self.git_worktrees.workspace)
+            self.worktrees[key] = worktree
+            return worktree
+
+    async def git_worktree(self, site: str, key: str, actor: ActorHandle) -> Any:
+        """`git.worktree(actor)`: after the actor's running ask (it takes the actor's turn),
+        commit what it changed onto its branch and return the branch and the changes."""
+        spec = self.actors.get(actor.actor_id)
+        if spec is None:
+            raise FatalError("UnknownActor", "this agent does not belong to the run")
+        if not spec.isolation:
+            raise ScriptError("WorldError", f"git.worktree(): the actor \"{spec.name or spec.actor_id}\" has no "
+                                            "worktree; create it with agent(..., isolation=\"worktree\")")
+
+        async def execute(started):
+            async with self.actor_locks[spec.actor_id]:
+                await started()
+                worktree = await self._worktree(spec)
+                try:
+                    changes = await self.git_worktrees.snapshot(worktree, self.id)
+                except WorktreeError as error:
+                    raise ScriptError("WorldError", str(error)) from None
+                return Record("GitWorktree", **changes)
+
+        return await self._effect(site, key, "read", spec.name or spec.actor_id,
+                                  {"op": "git.worktree", "actor": spec.actor_id}, execute)
+
+    async def finish_worktrees(self) -> None:
+        """A completed run's end (`GitWorktrees.finish`): each worktree of the run is removed; the
+        branches that hold changes are kept, the others deleted; each gets a `worktree-removed`."""
+        if self.git_worktrees is None or not self.journaled_worktrees:
+            return
+        removed = {e["payload"]["key"] for e in self.journal.events(self.id, types=("worktree-removed",))}
+        for key, known in self.journaled_worktrees.items():
+            if key in removed:
+                continue
+            worktree = self.worktrees.get(key)
+            if worktree is None:
+                workspace = self.git_worktrees.workspace
+                worktree = Worktree(known["actor"], key, known["branch"], workspace / known["path"],
+                                    workspace / known["root"], known["base"])
+            try:
+                outcome = await self.git_worktrees.finish(worktree, self.id)
+            except WorktreeError as error:
+                self.events.emit("log", message=f"the worktree of actor {worktree.actor} was left in place: {error}",
+                                 phase=self.phase)
+                continue
+            self.events.emit("worktree-removed", **outcome)
 
     def report(self, site: str, key: str, item: Any, artifact: str | None) -> None:
         row = self.replay.pop((site, key), None)

@@ -26,11 +26,14 @@ from typing import Mapping
 
 from dwf.compiler import ir
 from dwf.compiler.plan.commands import command_uses, program_entries
+from dwf.compiler.plan.document import actor_programs
 from dwf.compiler.inert import escape, flatten, inert_tree, screen
 from dwf.compiler.plan.text import render_text
 
 from dwf.runtime.engine import CalledSource, Ceilings, PreparedRun, resolve_caps, run_commands
 from dwf.runtime.journal.store import RunRow
+from dwf.grammar.facade import FILE_WRITING_TOOLS
+from dwf.runtime.ports.actor_tools import TOOLS_BY_SET
 from dwf.runtime.ports.sandbox import Sandbox
 from dwf.runtime.host.run_views import status_text
 
@@ -55,7 +58,9 @@ def plan_with_called(plan: dict, program: ir.Program, called: Mapping[str, ir.Pr
     if not called:
         return plan
     programs = program_entries(command_uses([program, *called.values()]))
-    return {**plan, "commands": sorted(run_commands(program, called)), "programs": programs,
+    commands = sorted(run_commands(program, called))
+    actors = [{**actor, "programs": actor_programs(actor.get("tools"), commands)} for actor in plan["actors"]]
+    return {**plan, "commands": commands, "programs": programs, "actors": actors,
             "workflows": called_entries(called, sources)}
 
 
@@ -96,14 +101,33 @@ def prepared_plan(prepared: PreparedRun) -> dict:
     return plan_with_called(plan, prepared.program, prepared.called, prepared.sources)
 
 
+def with_actor_tools(plan: dict, tool_set: str) -> dict:
+    """The plan with each actor's tools resolved against the run's tool set (`--actor-tools`):
+    an actor without `tools=` gets the whole set, one with `tools=` what is in both; whether it can
+    write files and its programs follow from that."""
+    offered = TOOLS_BY_SET.get(tool_set, ())
+    actors = []
+    for actor in plan["actors"]:
+        tools = [t for t in offered if actor.get("tools") is None or t in actor["tools"]]
+        actors.append({**actor, "tools": tools, "can_write_files": bool(FILE_WRITING_TOOLS & set(tools)),
+                       "programs": actor_programs(tools, plan["commands"])})
+    return {**plan, "actors": actors}
+
+
 def plan_summary(prepared: PreparedRun, workspace: Path, *, agent: str | None, max_concurrency: int | None = None,
-                 budget: int | None = None, ceilings: Ceilings | None = None) -> str:
+                 budget: int | None = None, ceilings: Ceilings | None = None, actor_tools: str | None = None) -> str:
     """The approval screen printed before a run: the plan of `dwfc plan` (with the saved
-    workflows it calls, if any), then where and how this run will execute: the caps given, and
-    any the host's `ceilings` lower (with the value asked for)."""
-    lines = [render_plan_text(prepared_plan(prepared)).rstrip("\n"), "", "This run"]
+    workflows it calls, if any; with `actor_tools`, the run's tool set, each actor's tools
+    resolved against it), then where and how this run will execute: the caps given, and any the
+    host's `ceilings` lower (with the value asked for)."""
+    plan = prepared_plan(prepared)
+    if actor_tools in TOOLS_BY_SET:
+        plan = with_actor_tools(plan, actor_tools)
+    lines = [render_plan_text(plan).rstrip("\n"), "", "This run"]
     lines.append(f"  Workspace: {escape(str(Path(workspace).resolve()))}")
     lines.append(f"  Agent: {escape(str(agent))}")
+    if actor_tools in TOOLS_BY_SET:
+        lines.append(f"  Actor tools: {actor_tools}: {', '.join(TOOLS_BY_SET[actor_tools])}")
     if prepared.commands:
         lines.append(f"  Sandbox: {run_sandbox(prepared).status()}")
     caps = caps_lines(prepared, max_concurrency=max_concurrency, budget=budget, ceilings=ceilings or Ceilings())

@@ -95,6 +95,7 @@ def snapshot(journal: JournalStore, row: RunRow) -> dict:
     raised: dict[str, dict] = {}
     resolved: set[str] = set()
     artifacts: list[dict] = []
+    worktrees: dict[str, dict] = {}  # actor key -> its isolated worktree, as journaled
     for event in events:
         kind, payload = event["type"], event["payload"] or {}
         if kind == "phase-entered":
@@ -111,6 +112,13 @@ def snapshot(journal: JournalStore, row: RunRow) -> dict:
                                          "question": payload.get("question"), "context": payload.get("context")}
         elif kind == "escalation-resolved":
             resolved.add(payload.get("id"))
+        elif kind == "worktree-created":
+            worktrees[payload.get("key")] = {"actor": payload.get("actor"), "branch": payload.get("branch"),
+                                             "path": payload.get("path"), "base": payload.get("base"),
+                                             "state": "live", "changed_files": None}
+        elif kind == "worktree-removed" and payload.get("key") in worktrees:
+            worktrees[payload.get("key")].update(state="kept" if payload.get("kept") else "removed",
+                                                 changed_files=payload.get("changed_files"), head=payload.get("head"))
         elif kind == "artifact-published":
             artifacts.append({"id": payload.get("id"), "kind": payload.get("kind"), "ref": payload.get("ref")})
     for node in nodes:
@@ -144,6 +152,7 @@ def snapshot(journal: JournalStore, row: RunRow) -> dict:
                       "completed": sum(1 for n in nodes if n.status == "completed" and n.kind != "report"),
                       "failed": sum(1 for n in nodes if n.status == "failed")},
             "reports": reports, "artifacts": artifacts, "pending_questions": pending,
+            "worktrees": list(worktrees.values()),
             "result": row.result if row.status == "completed" else None,
             "error": error, "events": len(events)}
 

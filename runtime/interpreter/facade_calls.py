@@ -15,6 +15,7 @@ from __future__ import annotations
 import anyio
 
 from dwf.compiler import ir
+from dwf.grammar import facade as F
 
 from dwf.runtime.interpreter import sandbox
 from dwf.runtime.interpreter.frames import Code, any_async, collect_args, collect_args_async, evaluate, iterate
@@ -84,10 +85,36 @@ def _optional_str(value, what: str) -> str | None:
 
 def do_agent(interp, node, site, key, frame, actor, positional, named):
     v = _bind("agent", ("name", "system"), positional, named,
-              {"name": None, "system": None, "model": None, "agent_type": None})
+              {"name": None, "system": None, "model": None, "agent_type": None, "isolation": None, "tools": None})
+    isolation = _optional_str(v["isolation"], "isolation")
+    if isolation not in (None, *F.ISOLATIONS):
+        raise ScriptError("ValueError", f"agent() isolation must be \"worktree\" or None, not {isolation!r}")
     return interp.host.create_actor(site, key, _optional_str(v["name"], "agent name"),
                                     _optional_str(v["system"], "system"), _optional_str(v["model"], "model"),
-                                    _optional_str(v["agent_type"], "agent_type"))
+                                    _optional_str(v["agent_type"], "agent_type"), isolation, _actor_tools(v["tools"]))
+
+
+def _actor_tools(value) -> tuple[str, ...] | None:
+    """`agent(tools=[...])` as the actor tools it names (`grammar.facade.ACTOR_TOOL_NAMES`)."""
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ScriptError("TypeError", "agent() tools must be a list of tool names")
+    unknown = [v for v in value if v not in F.ACTOR_TOOL_NAMES]
+    if unknown:
+        raise ScriptError("ValueError", f"agent() tools: {unknown[0]!r} is not an actor tool "
+                                        f"(the tools are {', '.join(F.ACTOR_TOOLS)})")
+    named = {F.ACTOR_TOOL_NAMES[v] for v in value}
+    return tuple(t for t in F.ACTOR_TOOLS if t in named)
+
+
+def do_git_worktree(interp, node, site, key, frame, actor, positional, named):
+    v = _bind("git.worktree", ("actor",), positional, named, {})
+    handle = v["actor"]
+    if not isinstance(handle, ActorHandle):
+        raise ScriptError("TypeError", f"git.worktree() needs an agent, not {type_name(handle)}")
+    host = interp.host
+    return LazyAwaitable(lambda: host.git_worktree(site, key, handle), f"git.worktree {site}")
 
 
 def do_ask(interp, node, site, key, frame, actor, positional, named):
@@ -305,6 +332,6 @@ ACTIONS = {
     "agent": do_agent, "ask": do_ask, "report": do_report, "log": do_log, "workflow": do_workflow,
     "parallel": do_parallel, "gather": do_gather, "pipeline": do_pipeline, "world.run": do_run,
     "budget.spent": do_budget, "budget.remaining": do_budget, "hole": do_hole,
-    **{op: do_read for op in READ_SIGNATURES},
+    **{op: do_read for op in READ_SIGNATURES}, "git.worktree": do_git_worktree,
     **{f"artifact.{k}": do_artifact for k in ("file", "markdown", "chart", "table", "metrics", "board")},
 }

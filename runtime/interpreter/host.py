@@ -21,8 +21,13 @@ class EffectHost(Protocol):
     """EffectHost: what the interpreter asks of the engine, one method per facade operation."""
 
     def create_actor(self, site: str, key: str, name: str | None, system: str | None, model: str | None,
-                     agent_type: str | None) -> ActorHandle:
-        """`agent(...)`: register a new actor and return its handle."""
+                     agent_type: str | None, isolation: str | None = None,
+                     tools: tuple[str, ...] | None = None) -> ActorHandle:
+        """`agent(...)`: register a new actor and return its handle (`isolation="worktree"`: it
+        works in its own git worktree; `tools`: the actor tools it is narrowed to)."""
+
+    async def git_worktree(self, site: str, key: str, actor: ActorHandle) -> Any:
+        """`git.worktree(actor)`: what an isolated actor changed in its worktree."""
 
     async def ask(self, site: str, key: str, actor: ActorHandle, instructions: str, schema_key: str | None,
                   label: str | None) -> Any:

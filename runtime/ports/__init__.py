@@ -4,12 +4,16 @@
 - `protocols.py`: the ports the engine calls (`AgentPort`, `AskChannel`, `WorldPort`,
   `ArtifactPort`, `QuestionPort`) and the values that cross them (`ActorSpec`, `AskRequest`,
   `Verdict`, `Usage`, `AskError`).
-- `scripted.py`: the scripted agent port (answers from a fixture file) and agent specs.
+- `scripted.py`: the scripted agent port (answers from a fixture file, with scripted tool calls
+  through `actor_tools`) and agent specs.
 - `anthropic.py`: the Anthropic agent port over the Messages API (uses `actor_tools`,
   `agent_definitions`, `contract`).
 - `contract.py`: the actor's contract: its system prompt text and each ask's epilogue.
 - `command.py`: the command agent port (an external CLI agent per turn).
 - `actor_tools.py`: the workspace tools an agent port offers a model (uses `world`, `process`).
+- `worktrees.py`: `GitWorktrees`, the git worktrees of isolated actors (`agent(isolation="worktree")`:
+  made, re-attached, snapshotted and removed for the engine), and `check_isolation` (uses `process`,
+  `sandbox`).
 - `agent_definitions.py`: agent definitions (`agent(agent_type="name")` Markdown files).
 - `models.py`: `available_models`, what ListModels answers.
 - `world.py`: `LocalWorld`, the local WorldPort (file and git reads, approved commands): paths,

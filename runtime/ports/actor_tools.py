@@ -16,6 +16,12 @@ trusted (an actor's argv is computed from end to end: `argument_rules.py`), insi
 with the actor's workspace the only writable path (`sandbox.py`), with the sanitized environment,
 under a deadline and a per-stream output cap; it is killed on every exit path, cancellation included.
 
+Per actor. `agent(name, tools=[...])` narrows an actor's tools (`ActorSpec.tools`) and an agent
+definition's `tools` may too: `allowed_for` intersects them with the run's set, so a script can
+never widen what the run was approved with. An isolated actor (`ActorSpec.workdir`, its git
+worktree) gets tools rooted in its worktree (`for_actor`): every path resolves against the
+worktree, and its commands run there with the worktree as the sandbox's only writable path.
+
 Every tool call is reported with `channel.progress("tool", tool=..., summary=...)`; calls that
 modify the workspace or run a command also call `channel.touched_world()` (so the amend cache
 can close). A tool that fails returns `ToolOutcome(text, is_error=True)`: the model sees the
@@ -33,7 +39,7 @@ from typing import Any
 import anyio
 
 from dwf.runtime.values.errors import ScriptError
-from dwf.runtime.ports.protocols import AskChannel
+from dwf.runtime.ports.protocols import ActorSpec, AskChannel
 from dwf.runtime.ports.argument_rules import check_arguments
 from dwf.runtime.ports.beneath import Beneath
 from dwf.runtime.ports.process import KIB, run_process
@@ -131,20 +137,44 @@ class ActorTools:
         self.env = dict(env or {})
         self.sandbox = sandbox if sandbox is not None else Sandbox.from_environment()
         self._world = LocalWorld(self.root)
+        self._rooted: dict[str, ActorTools] = {}  # the same tools rooted in an isolated actor's worktree
 
-    def definitions(self) -> list[dict]:
-        """The tools in the Messages API's `tools` format."""
-        return [{"name": name, **DEFINITIONS[name]} for name in self.names]
+    def for_actor(self, actor: ActorSpec) -> ActorTools:
+        """These tools for `actor`: rooted in its worktree when it has one, else these."""
+        if not actor.workdir:
+            return self
+        tools = self._rooted.get(actor.workdir)
+        if tools is None:
+            tools = ActorTools(actor.workdir, self.tool_set, run_timeout_s=self.run_timeout_s,
+                               output_cap=self.output_cap, env=self.env, sandbox=self.sandbox)
+            self._rooted[actor.workdir] = tools
+        return tools
+
+    def allowed_for(self, actor: ActorSpec, definition_tools: frozenset[str] | None = None) -> tuple[str, ...]:
+        """The tools `actor` may call: the run's set, narrowed by the actor's `tools=` and by its
+        agent definition's `tools` (each only narrows)."""
+        names = self.names
+        if actor.tools is not None:
+            names = tuple(n for n in names if n in actor.tools)
+        if definition_tools is not None:
+            names = tuple(n for n in names if n in definition_tools)
+        return names
+
+    def definitions(self, allowed: tuple[str, ...] | None = None) -> list[dict]:
+        """The tools (those in `allowed`, when given) in the Messages API's `tools` format."""
+        return [{"name": name, **DEFINITIONS[name]} for name in self.names if allowed is None or name in allowed]
 
     def offers(self, name: str) -> bool:
         return name in self.names
 
     async def call(self, name: str, arguments: Any, channel: AskChannel | None = None, *,
-                   programs: frozenset[str] = frozenset()) -> ToolOutcome:
+                   programs: frozenset[str] = frozenset(), allowed: tuple[str, ...] | None = None) -> ToolOutcome:
         """Run one tool call; errors come back as `is_error` outcomes, never as exceptions
-        (cancellation excepted). `programs` are the run's approved programs (`run_command`)."""
-        if not self.offers(name):
-            return ToolOutcome(f"unknown tool `{name}` (available: {', '.join(self.names)})", True)
+        (cancellation excepted). `programs` are the run's approved programs (`run_command`);
+        `allowed` the actor's tools (`allowed_for`), when it is narrowed."""
+        names = self.names if allowed is None else tuple(n for n in self.names if n in allowed)
+        if name not in names:
+            return ToolOutcome(f"unknown tool `{name}` (available: {', '.join(names) or 'none'})", True)
         if not isinstance(arguments, dict):
             return ToolOutcome(f"{name}: the input must be a JSON object", True)
         if channel is not None:

@@ -17,7 +17,8 @@ Agent definitions. An actor with `agent_type` gets its definition (`runtime.port
 the system prompt is the definition's body, then the actor's `system`, then `CONTRACT`; the model
 is the actor's `model`, else the definition's, else the port's; a definition's `tools` restrict
 the workspace tools (Read→read_file, Grep→grep, Glob→list_files, Write→write_file,
-Edit→edit_file, Bash→run_command) within the run's tool set.
+Edit→edit_file, Bash→run_command) within the run's tool set, and so does the actor's own
+`tools=`. An isolated actor (`request.actor.workdir`) gets the tools rooted in its worktree.
 
 Tools. Typed asks (`request.schema` set) get a `submit_result` tool whose `input_schema` is the
 ask's schema (a schema whose root is not an object is wrapped as `{"value": schema}` and the value
@@ -292,8 +293,7 @@ class AnthropicAgentPort:
             tools.append(tool)
         tools.append(ESCALATE_DEFINITION)
         if self.tools is not None:
-            allowed = self._allowed_tools(request)
-            tools.extend(d for d in self.tools.definitions() if allowed is None or d["name"] in allowed)
+            tools.extend(self.tools.definitions(self._allowed_tools(request)))
         return tools, wrapped
 
     def _definition(self, request: AskRequest) -> AgentDefinition | None:
@@ -307,9 +307,10 @@ class AnthropicAgentPort:
                 raise AskError(str(error), code="UnknownAgentType") from None
         return self._definitions[name]
 
-    def _allowed_tools(self, request: AskRequest) -> frozenset[str] | None:
+    def _allowed_tools(self, request: AskRequest) -> tuple[str, ...]:
+        """The run's tools, narrowed by the actor's `tools=` and its agent definition's."""
         definition = self._definition(request)
-        return definition.actor_tools() if definition is not None else None
+        return self.tools.allowed_for(request.actor, definition.actor_tools() if definition is not None else None)
 
     async def _call_tool(self, use: dict, request: AskRequest, wrapped: bool,
                          channel: AskChannel) -> tuple[dict, bool]:
@@ -335,10 +336,12 @@ class AnthropicAgentPort:
             channel.progress("tool", tool=ESCALATE_TOOL)
             answer = await channel.escalate(question, context if isinstance(context, str) else None)
             return _tool_result(tool_id, answer), False
-        allowed = self._allowed_tools(request)
-        if self.tools is not None and self.tools.offers(name) and (allowed is None or name in allowed):
-            outcome = await self.tools.call(name, arguments, channel, programs=frozenset(request.commands))
-            return _tool_result(tool_id, outcome.text, outcome.is_error), False
+        if self.tools is not None:
+            allowed = self._allowed_tools(request)
+            if name in allowed:  # an isolated actor's tools are rooted in its worktree
+                outcome = await self.tools.for_actor(request.actor).call(
+                    name, arguments, channel, programs=frozenset(request.commands), allowed=allowed)
+                return _tool_result(tool_id, outcome.text, outcome.is_error), False
         return _tool_result(tool_id, f"unknown tool `{name}`", True), False
 
     # -- the API call, with retries

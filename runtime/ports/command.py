@@ -1,8 +1,9 @@
 """This module defines the command agent port (RUNTIME §4): an `AgentPort` that runs an external
 CLI agent once per turn (`dwfc run FILE --agent command:'CMD ARGS...'`).
 
-Protocol. The command (an argv, no shell) is started in the workspace with one JSON object on
-stdin:
+Protocol. The command (an argv, no shell) is started in the workspace (an isolated actor's: its
+git worktree, `request.actor.workdir`, also passed as `"workdir"`) with one JSON object on
+stdin (`tools`: the actor's narrowed tools, or null; a wrapper should pass them on):
 
     {"actor": NAME|null, "actor_id": ID, "system": TEXT|null, "model": NAME|null,
      "instructions": TEXT, "schema": JSON-SCHEMA|null, "history_id": ID,
@@ -97,12 +98,13 @@ class CommandAgentPort:
             "actor": request.actor.name, "actor_id": request.actor.actor_id, "system": request.actor.system,
             "model": request.actor.model, "instructions": instructions, "schema": request.schema,
             "history_id": history_id(request), "run_id": request.run_id, "site": request.site, "key": request.key,
-            "nudge": instructions == NUDGE_MESSAGE,
+            "nudge": instructions == NUDGE_MESSAGE, "workdir": request.actor.workdir,
+            "tools": list(request.actor.tools) if request.actor.tools is not None else None,
         }
         channel.progress("running agent command", command=self.argv[0])
         env = dict(os.environ if self.env is None else self.env)
         try:
-            done = await run_process(self.argv, what=f"agent command `{self.argv[0]}`", cwd=self.workspace, env=env,
+            done = await run_process(self.argv, what=f"agent command `{self.argv[0]}`", cwd=Path(request.actor.workdir or self.workspace), env=env,
                                      timeout_s=self.timeout_s, output_limit=OUTPUT_LIMIT,
                                      stdin_data=json.dumps(payload).encode("utf-8"))
         except ScriptError as error:

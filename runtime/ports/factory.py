@@ -49,7 +49,8 @@ def open_agent_port(spec: str | None, workspace: str | os.PathLike, *, model: st
             problems.append("--agent scripted needs a fixture file: --agent scripted:FIXTURE.json")
             return None
         try:
-            return ScriptedAgentPort.from_file(argument)
+            return ScriptedAgentPort.from_file(argument, workspace=workspace,
+                                               actor_tools=actor_tools or os.environ.get("DWF_ACTOR_TOOLS") or "write")
         except FixtureError as error:
             problems.append(f"bad scripted fixture: {error}")
             return None

@@ -37,6 +37,9 @@ class ActorSpec:
     system: str | None
     model: str | None
     agent_type: str | None
+    isolation: str | None = None  # "worktree": the actor works in its own git worktree
+    tools: tuple[str, ...] | None = None  # the actor tools `agent(tools=[...])` narrows to; None: the run's set
+    workdir: str | None = None  # the actor's own workspace (its worktree), set for each ask; None: the run's
 
 
 @dataclass(frozen=True)

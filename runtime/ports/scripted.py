@@ -28,10 +28,21 @@ An OUTCOME has exactly one of
 - `"escalate": "<question>"`: the actor asks the run's owner; the answer becomes the result,
   or `"then": OUTCOME` is applied after the answer arrives;
 
-and optionally `"delay_s"` (a cancellable sleep before the outcome), `"output_tokens"` (the
+and optionally `"tools"`, `"delay_s"` (a cancellable sleep before the outcome), `"output_tokens"` (the
 usage reported for the outcome; by default `max(1, len(json.dumps(payload)) // 4)`), and
 `"invalid_first"` (typed asks: submit that many schema-invalid values first, exercising the
 engine's repair loop).
+
+Scripted tool calls. `"tools": [CALL, ...]` runs actor tool calls before the outcome (and before
+its `delay_s`), in order,
+exactly as a model's would run: the port's workspace tools (`runtime.ports.actor_tools`, the
+run's `--actor-tools` set, default `write`), narrowed by the actor's `tools=`, rooted in the
+actor's worktree when it is isolated, with the run's approved programs for `run_command`. A
+CALL is `{"tool": NAME, "input": {...}}` (NAME an actor tool: `read_file`, `list_files`, `grep`,
+`write_file`, `edit_file`, `run_command`) with optional `"expect": "ok"` (the default) or
+`"error"`: a call that does not end as expected fails the ask (`ScriptedToolCall`) quoting the
+tool's answer, so a fixture can assert both an edit and a refusal (a path that escapes the
+worktree). The answers are kept in `port.calls[i]["tools"]`.
 
 A typed ask whose scripted result does not match its schema is resubmitted unchanged until the
 engine gives up, so the ask fails with `ValidationFailed` naming the violations (a fixture
@@ -56,6 +67,7 @@ from typing import Any
 import anyio
 import jsonschema
 
+from dwf.runtime.ports.actor_tools import ActorTools
 from dwf.runtime.ports.protocols import NUDGE_MESSAGE, AskChannel, AskError, AskRequest, Usage
 from dwf.runtime.values.plain_json import dumps
 
@@ -63,7 +75,9 @@ CALL_LOG_ENV = "DWF_SCRIPTED_CALL_LOG"
 
 MATCH_KEYS = ("actor", "site", "instructions")
 OUTCOME_KINDS = ("result", "fail", "escalate")
-OUTCOME_OPTIONS = ("delay_s", "output_tokens", "invalid_first")
+OUTCOME_OPTIONS = ("delay_s", "output_tokens", "invalid_first", "tools")
+TOOL_CALL_KEYS = ("tool", "input", "expect")
+SCRIPTED_TOOLS = ("read_file", "list_files", "grep", "write_file", "edit_file", "run_command")
 OUTCOME_KEYS = OUTCOME_KINDS + OUTCOME_OPTIONS + ("then",)
 
 # Values a typed ask's schema is most unlikely to accept; the first one the schema rejects is
@@ -83,6 +97,14 @@ class Outcome:
     delay_s: float = 0.0
     output_tokens: int | None = None
     invalid_first: int = 0
+    tools: tuple[ToolCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    tool: str
+    input: dict
+    expect: str = "ok"  # "ok" | "error"
 
 
 @dataclass(frozen=True)
@@ -204,7 +226,30 @@ def _parse_outcome(data: Any, path: str, fail) -> Outcome:
         raise fail(f"{path}.invalid_first", f"must be a non-negative integer, not {json.dumps(invalid)}")
     if invalid and kind != "result":
         raise fail(f"{path}.invalid_first", "only applies to a \"result\" outcome")
-    return Outcome(kind, value, then, float(delay), tokens, invalid)
+    calls = _parse_tool_calls(data.get("tools", []), f"{path}.tools", fail)
+    return Outcome(kind, value, then, float(delay), tokens, invalid, calls)
+
+
+def _parse_tool_calls(data: Any, path: str, fail) -> tuple[ToolCall, ...]:
+    if not isinstance(data, list):
+        raise fail(path, f"must be a list of tool calls, not {_json_type(data)}")
+    calls = []
+    for i, item in enumerate(data):
+        where = f"{path}[{i}]"
+        if not isinstance(item, dict):
+            raise fail(where, f"a tool call must be a JSON object, not {_json_type(item)}")
+        _unknown_keys(item, TOOL_CALL_KEYS, where, fail)
+        tool = item.get("tool")
+        if tool not in SCRIPTED_TOOLS:
+            raise fail(f"{where}.tool", f"must be one of {', '.join(SCRIPTED_TOOLS)}, not {json.dumps(tool)}")
+        arguments = item.get("input", {})
+        if not isinstance(arguments, dict):
+            raise fail(f"{where}.input", f"must be a JSON object, not {_json_type(arguments)}")
+        expect = item.get("expect", "ok")
+        if expect not in ("ok", "error"):
+            raise fail(f"{where}.expect", f"must be \"ok\" or \"error\", not {json.dumps(expect)}")
+        calls.append(ToolCall(tool, arguments, expect))
+    return tuple(calls)
 
 
 def _unknown_keys(data: dict, allowed: tuple[str, ...], path: str, fail) -> None:
@@ -239,8 +284,12 @@ def default_output_tokens(payload: Any) -> int:
 class ScriptedAgentPort:
     """An `AgentPort` answering from a `Fixture` (see the module docstring)."""
 
-    def __init__(self, fixture: Fixture, *, call_log: str | os.PathLike | None = None):
+    def __init__(self, fixture: Fixture, *, call_log: str | os.PathLike | None = None,
+                 workspace: str | os.PathLike | None = None, actor_tools: str = "write"):
         self.fixture = fixture
+        self.workspace = Path(workspace) if workspace is not None else None
+        self.actor_tools = actor_tools
+        self._tools = None  # the workspace tools, made at the first scripted tool call
         self.call_log = str(call_log) if call_log is not None else os.environ.get(CALL_LOG_ENV) or None
         self._uses: dict[tuple[str, int], int] = {}  # (run id, rule index) -> matching asks so far
         self.calls: list[dict] = []  # every dispatched ask, as logged
@@ -280,6 +329,8 @@ class ScriptedAgentPort:
     # -- outcomes
 
     async def _apply(self, outcome: Outcome, request: AskRequest, channel: AskChannel) -> str:
+        for index, call in enumerate(outcome.tools):  # the actor works first, then takes its time
+            await self._call_tool(index, call, request, channel)
         if outcome.delay_s:
             await anyio.sleep(outcome.delay_s)
         channel.usage(Usage(output_tokens=outcome.output_tokens if outcome.output_tokens is not None
@@ -308,6 +359,26 @@ class ScriptedAgentPort:
             verdict = await channel.submit(value)
             if verdict.accepted or verdict.final:
                 return "Submitted."
+
+    # -- scripted tool calls
+
+    async def _call_tool(self, index: int, call: ToolCall, request: AskRequest, channel: AskChannel) -> None:
+        if self._tools is None:
+            if self.workspace is None:
+                raise AskError("the scripted fixture calls tools, but the port has no workspace", code="ScriptedToolCall")
+            self._tools = ActorTools(self.workspace, self.actor_tools)
+        allowed = self._tools.allowed_for(request.actor)
+        outcome = await self._tools.for_actor(request.actor).call(call.tool, call.input, channel,
+                                                                  programs=frozenset(request.commands), allowed=allowed)
+        for entry in reversed(self.calls):
+            if entry["site"] == request.site and entry["occurrence"] == request.key:
+                entry.setdefault("tools", []).append({"tool": call.tool, "is_error": outcome.is_error,
+                                                      "text": outcome.text})
+                break
+        if outcome.is_error != (call.expect == "error"):
+            expected = "to be refused" if call.expect == "error" else "to succeed"
+            raise AskError(f"scripted tool call {index} ({call.tool}) of the ask at {request.site} was expected "
+                           f"{expected}: {outcome.text}", code="ScriptedToolCall")
 
     # -- call log
 

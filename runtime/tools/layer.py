@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,7 @@ from dwf.runtime.host.watch import DEFAULT_POLL_S, DEFAULT_STALL_AFTER_S, GUIDAN
 from dwf.runtime.host.snippets import check_snippet, eval_snippet
 from dwf.runtime.journal.store import JournalError
 from dwf.runtime.ports.agent_definitions import check_agent_types
+from dwf.runtime.ports.worktrees import check_isolation
 from dwf.runtime.ports.models import available_models
 from dwf.runtime.ports.questions import AnswerError, write_answer
 from dwf.runtime.values.plain_json import dumps
@@ -206,6 +208,7 @@ class ToolLayer:
         program = prepared.program
         self._require_agent()
         problems = list(prepared.argument_problems) + check_agent_types(program, self.root) \
+            + [p for called in (program, *prepared.called.values()) for p in check_isolation(called, self.root)] \
             + self._hints(prepared.problems[len(prepared.argument_problems):])
         if problems:
             raise _Refusal("the workflow cannot start: " + "; ".join(problems) + ". Nothing ran.", problems=problems)
@@ -471,9 +474,11 @@ class ToolLayer:
         """The approval screen: the plan of `dwfc plan` (with the saved workflows it calls) and,
         when it `runs`, where and how (as `dwfc run` prints it)."""
         if runs:
+            tool_set = None if str(self.agent or "").startswith("command") else \
+                self.actor_tools or os.environ.get("DWF_ACTOR_TOOLS") or "write"  # the command port's agent has its own
             text = plan_summary(prepared, self.root, agent=self.agent or "(none)",
                                 max_concurrency=caps.get("max_concurrency"), budget=caps.get("budget"),
-                                ceilings=self.session.ceilings).rstrip("\n")
+                                ceilings=self.session.ceilings, actor_tools=tool_set).rstrip("\n")
         else:
             text = render_text(prepared_plan(prepared)).rstrip("\n")
         if preface:

@@ -186,14 +186,16 @@ def test_a_computed_fan_out_yields_one_card_per_item():
     assert len(cards) == 1 and cards[0]["one_per_item"] is True and cards[0]["name"] == "reviewer-{p}"
     actor = plan["actors"][0]
     assert actor["instances"] is None and actor["instances_text"] == "one per item"
-    assert [w["kind"] for w in plan["warnings"]] == ["unknown-fanout"]
+    # one writing actor per item, all in one working tree: the screen says so
+    assert [w["kind"] for w in plan["warnings"]] == ["shared-working-tree", "unknown-fanout"]
 
 
 def test_a_fan_out_over_a_constant_counts_its_items():
     plan = plan_of('''
         AREAS = ["api", "cli", "docs", "storage"]
         phase("Survey")
-        notes = await parallel(agent(f"surveyor-{area}").ask(f"Survey {area}") for area in AREAS)
+        notes = await parallel(agent(f"surveyor-{area}", tools=["read_file", "grep"]).ask(f"Survey {area}")
+                               for area in AREAS)
         for n in range(2):
             await agent(f"helper-{n}").ask("Help")
     ''')

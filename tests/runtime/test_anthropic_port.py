@@ -450,3 +450,45 @@ async def test_an_actor_runs_only_the_programs_the_run_approved(api, tmp_path):
     assert refused["is_error"] is True and "`sh` is not a program this run approved" in refused["content"]
     assert "`true`" in refused["content"] and not (tmp_path / "escaped").exists()
     assert not ran.get("is_error") and "exit code: 0" in ran["content"]
+
+
+# ---------------------------------------------------------------- worktree isolation and per-actor tools (#16)
+
+
+@pytest.mark.anyio
+async def test_an_isolated_actor_edits_its_worktree_through_the_model(api, tmp_path):
+    import subprocess
+
+    from dwf.runtime.ports.world import LocalWorld
+
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": "/nonexistent", "GIT_CONFIG_NOSYSTEM": "1"}
+    for argv in (["init", "-q", "-b", "main"], ["add", "."],
+                 ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"]):
+        if argv[0] == "add":
+            (tmp_path / "calc.py").write_text("def answer():\n    return 0\n")
+            (tmp_path / ".gitignore").write_text(".dwf/\n")
+        subprocess.run(["git", *argv], cwd=tmp_path, env=env, check=True, capture_output=True)
+    api.queue(message(tool_block("edit_file", {"path": "calc.py", "old_string": "return 0",
+                                               "new_string": "return 42"}, "t1"),
+                      tool_block("write_file", {"path": "../../../../calc.py", "content": "pwned"}, "t2"),
+                      tool_block("run_command", {"argv": ["true"]}, "t3")),
+              text("fixed"))
+    body = ('fixer = agent("fixer", isolation="worktree", tools=["Read", "Edit", "Write"])\n'
+            'await fixer.ask("Make answer() return 42.")\n'
+            'change = await git.worktree(fixer)\n'
+            'return {"files": change.changed_files, "diff": change.diff, "branch": change.branch}\n')
+    port = make_port(api, tmp_path, actor_tools="exec")
+    result, events = await run(body, port, world=LocalWorld(tmp_path))
+    assert result.status == "completed", result.error
+    # the model was offered only the actor's narrowed tools
+    assert {t["name"] for t in api.requests[0]["tools"]} == {"escalate", "read_file", "write_file", "edit_file"}
+    edited, escaped, ran = tool_results(api.requests[1])
+    assert not edited.get("is_error") and "edited calc.py" in edited["content"]
+    assert escaped["is_error"] is True and "leaves the workspace" in escaped["content"]  # out of its worktree
+    assert ran["is_error"] is True and "unknown tool `run_command`" in ran["content"]
+    assert result.value["files"] == ["calc.py"] and "+    return 42" in result.value["diff"]
+    assert (tmp_path / "calc.py").read_text() == "def answer():\n    return 0\n"  # the main tree is untouched
+    shown = subprocess.run(["git", "show", f"{result.value['branch']}:calc.py"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, check=True).stdout
+    assert shown == "def answer():\n    return 42\n"
+    assert [e["actor"] for e in events if e["type"] == "worktree-created"] == ["fixer"]

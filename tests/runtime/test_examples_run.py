@@ -182,6 +182,19 @@ def _todo_sweep(value, result, workspace):
     assert value["failed"] == ["src/storage/client.py:57"]  # the second scripted fix fails
 
 
+def _parallel_fixes(value, result, workspace):
+    failing = "tests/test_invoice.py::test_total_includes_tax"
+    assert value["failing"] == [failing] and value["kept"] == [failing] and value["rejected"] == []
+    (branch,) = value["branches"]
+    assert branch.startswith(f"dwf/{result['run_id'].removeprefix('dwfrun-')[:12]}/fixer-")
+    # the fixer's edit reached the workspace only through the script's `git checkout BRANCH -- FILES`
+    assert "quantize" in (workspace / "src" / "billing" / "invoice.py").read_text().split("def total")[1]
+    kept = subprocess.run(["git", "branch", "--list", branch], cwd=workspace, capture_output=True, text=True).stdout
+    assert kept.strip() == branch  # the branch holds the change and is kept; its worktree is gone
+    assert not (workspace / ".dwf" / "worktrees").exists()
+    assert result["reports"] == [{"test": failing, "branch": branch, "files": ["src/billing/invoice.py"]}]
+
+
 def _triage_issues(value, result, workspace):
     assert value["team"] == "platform" and value["triaged"] == 5
     assert value["by_priority"] == {"p0": 1, "p1": 2, "p2": 1, "p3": 1}
@@ -191,6 +204,7 @@ def _triage_issues(value, result, workspace):
 CHECKS = {
     "document-pipeline": _document_pipeline,
     "fix-until-green": _fix_until_green,
+    "parallel-fixes": _parallel_fixes,
     "migrate-modules": _migrate_modules,
     "plan-then-execute": _plan_then_execute,
     "quality-dashboard": _quality_dashboard,

@@ -3,13 +3,14 @@
 - `compile.py`: the entry points, `compile_source` and `compile_bytes`, which run the stages.
 - `result.py`: what they take and give: `CompileOptions` (the dialect) and `CompileResult`.
 - `snippet.py`: snippet mode, the dialect of `dwfc eval` (`CompileOptions(snippet=True)`).
-- `source.py`: source files and spans (the one 0 -> 1 column conversion).
-- `parse.py`: stage 1, CPython's parser then libcst, positions resolved once.
-- `limits.py`: the size and nesting limits, checked over CPython's tree before libcst parses.
+- `source.py`: source files and spans.
+- `positions.py`: `SourceMap`, CPython's tree positions as spans, node source text and string pieces.
+- `parse.py`: stage 1, CPython's parser (`ast`); a syntax error is one `DWF001`.
+- `limits.py`: the size and nesting limits, checked over CPython's tree before lowering.
 - `diagnostics.py`: `Diagnostic` and the `DiagnosticSink` rules report into.
 - `rules/`: the rule catalogue, one class per diagnostic code.
 - `meta.py`: the meta block read as data and validated against its schema.
-- `lower/`: stage 2, libcst to IR (libcst stops there).
+- `lower/`: stage 2, CPython's syntax tree to IR (the tree stops there).
 - `schemas/`: schema synthesis for typed asks.
 - `effect_rules.py`: the whole-script effect rules over the facts lowering collects.
 - `checks/`: checks over the lowered program (kinds, repeated actors, names not offered, `re` calls).

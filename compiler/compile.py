@@ -23,7 +23,7 @@ from dwf.compiler.parse import parse
 from dwf.compiler.result import SCRIPT, CompileOptions, CompileResult
 from dwf.compiler.rules.internal import InternalError
 from dwf.compiler.rules.meta import MissingMeta
-from dwf.compiler.rules.syntax import SourceNotUtf8
+from dwf.compiler.rules.syntax import SourceNotUtf8, SyntaxError_
 from dwf.compiler.source import SourceFile, Span
 from dwf.compiler.version import COMPILER_VERSION
 
@@ -66,8 +66,9 @@ def compile_source(text: str, path: str = "<script>", options: CompileOptions = 
                     typeddicts=lowerer.typeddict_bodies())
         check_repeated_helper_actors(body, sink)
         check_shared_state(body, lambda node: node_text(compiled, node), sink)
-    except RecursionError:
-        sink.report(InternalError, Span.point(1, 1), stage="lowering", detail="the script is nested too deeply to analyze")
+    except RecursionError:  # nesting within the limits that still exhausts the stack: as the parse stage said it
+        nested = SyntaxError_.diagnostic(Span.point(1, 1), detail="the script is nested too deeply to analyze")
+        return CompileResult(source, [nested], None)
     except Exception as error:  # a compiler bug must not become a traceback for the user
         sink.report(InternalError, Span.point(1, 1), stage="lowering", detail=f"{type(error).__name__}: {error}")
     if lowerer.facts.meta_span is None and not any(d.code == "DWF001" for d in sink.sorted()):
@@ -103,4 +104,4 @@ def schema_builder(lowerer: Lowerer):
 
     return SchemaBuilder(typeddicts=lowerer.typeddicts, typing_names=lowerer.typing_names,
                          constants=ModuleConstants(lowerer.scope.module(), lowerer.parsed.module),
-                         span_of=lowerer.span, sink=lowerer.sink)
+                         span_of=lowerer.span, sink=lowerer.sink, positions=lowerer.positions)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import libcst as cst
+import ast
 
 from dwf.grammar import facade as F
 
@@ -20,7 +20,8 @@ from dwf.compiler.source import Span
 from dwf.compiler import ir
 from dwf.compiler.rules import effects as E
 from dwf.compiler.rules import schemas as S
-from dwf.compiler.lower.literals import literal_string
+from dwf.compiler.lower.arguments import call_args
+from dwf.compiler.lower.literals import is_name_constant, is_string, literal_string, single_fstring
 from dwf.compiler.lower.scopes import ASYNC_DEF, DEF
 
 ARTIFACT_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -83,7 +84,7 @@ def non_json_description(value: ir.Expr, lowerer=None) -> str | None:
     if lowerer is not None and isinstance(value, ir.Name) and value.scope in (ir.GLOBAL, ir.LOCAL, ir.FREE):
         if lowerer._binds_only(value.id, (DEF, ASYNC_DEF)):
             return f"The function `{value.id}`"
-        if lowerer._is_agent(cst.Name(value.id)):
+        if lowerer._is_agent(ast.Name(value.id)):
             return f"The actor `{value.id}`"
     if lowerer is not None and isinstance(value, ir.Call) and isinstance(value.func, ir.Name) \
             and lowerer._binds_only(value.func.id, (ASYNC_DEF,)):
@@ -107,17 +108,18 @@ def non_json_help(what: str) -> str | None:
     return "add `await` to use its result" if what == AN_AWAITABLE else None
 
 
-def call_argument(node: cst.Call, position: int | None, keyword: str) -> cst.BaseExpression | None:
+def call_argument(node: ast.Call, position: int | None, keyword: str) -> ast.expr | None:
     """The expression passed for a parameter, by keyword or by position. When `*args` or
     `**kwargs` may supply a positional parameter, the unpacked expression is returned, so that
     checks which need a literal (commands, names, ids) see a computed value."""
-    for arg in node.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
+    arguments = call_args(node)
+    for arg in arguments:
+        if arg.keyword is not None and arg.keyword == keyword:
             return arg.value
     if position is None:
         return None
     index = 0
-    for arg in node.args:
+    for arg in arguments:
         if arg.keyword is not None:
             continue
         if arg.star or index == position:
@@ -126,14 +128,14 @@ def call_argument(node: cst.Call, position: int | None, keyword: str) -> cst.Bas
     return None
 
 
-def _literal(node: cst.BaseExpression | None) -> str | None:
-    return literal_string(node) if node is not None else None
+def _literal(node: ast.expr | None, lowerer=None) -> str | None:
+    return literal_string(node, lowerer.positions if lowerer is not None else None) if node is not None else None
 
 
 class FacadeCallChecks:
     """Checks one facade call and records its site row and facts."""
 
-    def __init__(self, lowerer, node: cst.Call, member: F.Member, site: str | None):
+    def __init__(self, lowerer, node: ast.Call, member: F.Member, site: str | None):
         self.lowerer, self.node, self.member, self.site = lowerer, node, member, site
         self.actor: str | None = None
         self.command: str | None = None
@@ -167,9 +169,9 @@ class FacadeCallChecks:
     def _check_agent(self) -> None:
         lowerer = self.lowerer
         name_node = call_argument(self.node, 0, "name")
-        literal = _literal(name_node)
+        literal = _literal(name_node, lowerer)
         pattern = literal
-        if name_node is not None and literal is None and isinstance(name_node, cst.FormattedString):
+        if name_node is not None and literal is None and single_fstring(name_node, lowerer.positions) is not None:
             pattern = _pattern(lowerer, name_node)
         in_loop = lowerer.loop_depth > 0
         if literal and in_loop:
@@ -182,9 +184,9 @@ class FacadeCallChecks:
         fact.tools = _check_actor_tools(lowerer, call_argument(self.node, None, "tools"))
         for keyword in ("model", "agent_type"):
             value = call_argument(self.node, None, keyword)
-            if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+            if value is None or is_name_constant(value, None):
                 continue
-            text = _literal(value)
+            text = _literal(value, lowerer)
             if text is None:
                 lowerer.report(E.InvalidAskArgument, value, detail=f"`agent({keyword}=...)` must be a string literal",
                                help="it is shown on the approval screen before anything runs")
@@ -198,7 +200,7 @@ class FacadeCallChecks:
         self.actor = _receiver_label(lowerer, receiver)
         label = call_argument(self.node, None, "label")
         if label is not None:
-            if not isinstance(label, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            if not is_string(label):
                 lowerer.report(E.InvalidAskArgument, label, detail="`label=` must be a string or an f-string",
                                help="labels name the step on the approval screen")
             else:
@@ -213,7 +215,7 @@ class FacadeCallChecks:
         cmd = call_argument(self.node, 0, "cmd")
         if cmd is None:
             return
-        command = _literal(cmd) if not isinstance(cmd, cst.FormattedString) else None
+        command = _literal(cmd, lowerer) if single_fstring(cmd, lowerer.positions) is None else None
         if command is None:
             lowerer.report(E.CommandNotLiteral, cmd)
             return
@@ -238,10 +240,10 @@ class FacadeCallChecks:
     def _check_report(self) -> None:
         lowerer = self.lowerer
         tag = call_argument(self.node, 1, "artifact")
-        if tag is None or (isinstance(tag, cst.Name) and tag.value == "None"):
+        if tag is None or is_name_constant(tag, None):
             lowerer.facts.reports.append(ReportFact(self.site, lowerer.span(self.node), None, None, True))
             return
-        text = _literal(tag)
+        text = _literal(tag, lowerer)
         lowerer.facts.reports.append(ReportFact(self.site, lowerer.span(self.node), text, lowerer.span(tag), text is not None))
         self.detail = text
 
@@ -249,7 +251,7 @@ class FacadeCallChecks:
         lowerer = self.lowerer
         kind = self.member.name
         id_node = call_argument(self.node, 0, "id")
-        artifact_id = _literal(id_node) if id_node is not None else None
+        artifact_id = _literal(id_node, lowerer) if id_node is not None else None
         if id_node is not None:
             if artifact_id is None:
                 lowerer.report(E.InvalidArtifactId, id_node, detail="The artifact id must be a string literal")
@@ -272,37 +274,36 @@ class FacadeCallChecks:
                 lowerer.report(E.DashboardNotTopLevel, self.node, context=context)
         primary_node = call_argument(self.node, None, "primary")
         primary_span = None
-        if isinstance(primary_node, cst.Name) and primary_node.value == "True":
+        if is_name_constant(primary_node, True):
             primary_span = lowerer.span(primary_node)
         if kind in F.DASHBOARD_KINDS:
             spec = call_argument(self.node, 1, "spec")
-            if isinstance(spec, cst.Dict):
-                for element in spec.elements:
-                    if isinstance(element, cst.DictElement) and _literal(element.key) == "primary" \
-                            and isinstance(element.value, cst.Name) and element.value.value == "True":
-                        primary_span = lowerer.span(element.value)
+            if isinstance(spec, ast.Dict):
+                for key, value in zip(spec.keys, spec.values):
+                    if key is not None and _literal(key, lowerer) == "primary" and is_name_constant(value, True):
+                        primary_span = lowerer.span(value)
         lowerer.facts.artifacts.append(ArtifactFact(self.site, lowerer.span(self.node), artifact_id, kind, primary_span,
                                                      lowerer.span(id_node) if id_node is not None else None))
         self.detail = artifact_id
 
     def _check_workflow(self) -> None:
         name = call_argument(self.node, 0, "name")
-        if name is not None and _literal(name) is None:
+        if name is not None and _literal(name, self.lowerer) is None:
             self.lowerer.report(E.NestedWorkflow, name)
         elif name is not None:
-            self.detail = _literal(name)
+            self.detail = _literal(name, self.lowerer)
 
     # ------------------------------------------------------------ schemas
 
-    def _schema(self, returns: cst.BaseExpression) -> str | None:
+    def _schema(self, returns: ast.expr) -> str | None:
         lowerer = self.lowerer
-        if isinstance(returns, cst.Name) and returns.value == "str" and lowerer._resolve("str") == ir.BUILTIN:
+        if isinstance(returns, ast.Name) and returns.id == "str" and lowerer._resolve("str") == ir.BUILTIN:
             return None  # untyped: the actor's final text
         builder = lowerer._schema_builder
         if builder is None:
             return None
-        if isinstance(returns, cst.Name) and lowerer._resolve(returns.value) in (ir.LOCAL, ir.FREE):
-            lowerer.report(S.ReturnsNotConstant, returns, hint=f"`{returns.value}` is a local variable: bind the schema "
+        if isinstance(returns, ast.Name) and lowerer._resolve(returns.id) in (ir.LOCAL, ir.FREE):
+            lowerer.report(S.ReturnsNotConstant, returns, hint=f"`{returns.id}` is a local variable: bind the schema "
                            "dict once at the top level and never reassign or mutate it")
             return None
         result = builder.for_returns(returns)
@@ -313,19 +314,20 @@ class FacadeCallChecks:
         return key
 
 
-def _pattern(lowerer, node: cst.FormattedString) -> str:
+def _pattern(lowerer, node: ast.JoinedStr) -> str:
+    """An f-string as written, each field reduced to `{expression}` (a display pattern)."""
     parts = []
-    for part in node.parts:
-        if isinstance(part, cst.FormattedStringText):
-            parts.append(part.value)
+    for part in single_fstring(node, lowerer.positions):
+        if isinstance(part, str):
+            parts.append(part)
         else:
-            parts.append("{" + lowerer.code(part.expression) + "}")
+            parts.append("{" + part.code + "}")
     return "".join(parts)
 
 
-def _head(lowerer, node: cst.BaseExpression) -> str:
-    text = _literal(node)
-    if text is None and isinstance(node, cst.FormattedString):
+def _head(lowerer, node: ast.expr) -> str:
+    text = _literal(node, lowerer)
+    if text is None and single_fstring(node, lowerer.positions) is not None:
         text = _pattern(lowerer, node)
     if text is None:
         text = lowerer.code(node)
@@ -333,29 +335,29 @@ def _head(lowerer, node: cst.BaseExpression) -> str:
     return text if len(text) <= HEAD_CHARS else text[: HEAD_CHARS - 1] + "…"
 
 
-def _receiver_label(lowerer, receiver: cst.BaseExpression) -> str:
-    if isinstance(receiver, cst.Call) and lowerer._facade_function(receiver.func) == "agent":
+def _receiver_label(lowerer, receiver: ast.expr) -> str:
+    if isinstance(receiver, ast.Call) and lowerer._facade_function(receiver.func) == "agent":
         name = call_argument(receiver, 0, "name")
         if name is None:
             return "(anonymous)"
-        literal = _literal(name)
+        literal = _literal(name, lowerer)
         if literal is not None:
             return literal
-        return _pattern(lowerer, name) if isinstance(name, cst.FormattedString) else lowerer.code(name)
-    if isinstance(receiver, cst.Name):
-        return receiver.value
+        return _pattern(lowerer, name) if single_fstring(name, lowerer.positions) is not None else lowerer.code(name)
+    if isinstance(receiver, ast.Name):
+        return receiver.id
     return " ".join(lowerer.code(receiver).split())
 
 
-def _is_none(node: cst.BaseExpression | None) -> bool:
-    return node is None or (isinstance(node, cst.Name) and node.value == "None")
+def _is_none(node: ast.expr | None) -> bool:
+    return node is None or is_name_constant(node, None)
 
 
-def _check_isolation(lowerer, node: cst.BaseExpression | None) -> str | None:
+def _check_isolation(lowerer, node: ast.expr | None) -> str | None:
     """`agent(isolation=...)`: None, or the literal "worktree" (shown on the approval screen)."""
     if _is_none(node):
         return None
-    text = _literal(node)
+    text = _literal(node, lowerer)
     if text not in F.ISOLATIONS:
         shown = f"\"{text}\"" if text is not None else "a computed value"
         lowerer.report(E.InvalidAskArgument, node, detail=f"`agent(isolation=...)` is {shown}; the only isolation is "
@@ -365,26 +367,27 @@ def _check_isolation(lowerer, node: cst.BaseExpression | None) -> str | None:
     return text
 
 
-def _check_actor_tools(lowerer, node: cst.BaseExpression | None) -> tuple[str, ...] | None:
+def _check_actor_tools(lowerer, node: ast.expr | None) -> tuple[str, ...] | None:
     """`agent(tools=[...])`: a literal list of actor tool names (Claude Code names accepted),
     returned as the actor tools they name, in `F.ACTOR_TOOLS` order."""
     if _is_none(node):
         return None
     known = ", ".join(F.ACTOR_TOOLS)
-    if not isinstance(node, (cst.List, cst.Tuple)):
+    if not isinstance(node, (ast.List, ast.Tuple)):
         lowerer.report(E.InvalidAskArgument, node, detail="`agent(tools=...)` must be a list of tool-name literals",
                        help=f"it is shown on the approval screen before anything runs; the tools are {known}")
         return None
     named: set[str] = set()
-    for element in node.elements:
-        text = _literal(element.value) if isinstance(element, cst.Element) else None
+    for element in node.elts:
+        value = element.value if isinstance(element, ast.Starred) else element
+        text = _literal(element, lowerer) if not isinstance(element, ast.Starred) else None
         if text is None:
-            lowerer.report(E.InvalidAskArgument, element.value, detail="each tool in `agent(tools=[...])` must be a "
+            lowerer.report(E.InvalidAskArgument, value, detail="each tool in `agent(tools=[...])` must be a "
                            "string literal", help=f"the tools are {known}")
             return None
         if text not in F.ACTOR_TOOL_NAMES:
             close = difflib.get_close_matches(text, list(F.ACTOR_TOOL_NAMES), n=1)
-            lowerer.report(E.InvalidAskArgument, element.value, detail=f"\"{text}\" is not an actor tool",
+            lowerer.report(E.InvalidAskArgument, value, detail=f"\"{text}\" is not an actor tool",
                            help=(f"did you mean \"{close[0]}\"? " if close else "") + f"the tools are {known} "
                                 "(Claude Code names such as Read, Edit and Bash work too)")
             return None
@@ -392,7 +395,7 @@ def _check_actor_tools(lowerer, node: cst.BaseExpression | None) -> tuple[str, .
     return tuple(t for t in F.ACTOR_TOOLS if t in named)
 
 
-def _check_agent_type(lowerer, node: cst.CSTNode, name: str) -> None:
+def _check_agent_type(lowerer, node: ast.AST, name: str) -> None:
     home = os.environ.get("DWF_HOME")
     places = {".dwf/agents": Path(".dwf/agents"), ".claude/agents": Path(".claude/agents"),
               "$DWF_HOME/agents" if home else "~/.dwf/agents": Path(home or "~/.dwf").expanduser() / "agents"}

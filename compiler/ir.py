@@ -4,7 +4,7 @@ interpreter runs and that the planner draws.
 Every node is a frozen, slotted dataclass with a `span`. Names carry their resolved scope;
 effect calls carry their site ID; typed asks refer to a schema by key into `Program.schemas`;
 the meta block, the approved command set and the phases are fields of `Program`. The module
-imports nothing from libcst (lowering is where libcst stops), so the runtime can load IR from
+imports nothing of the syntax tree (lowering is where the tree stops), so the runtime can load IR from
 JSON without the front end.
 
 `to_json`/`from_json` round-trip any node through plain JSON with a `"node"` tag per object.

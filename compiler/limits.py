@@ -1,13 +1,12 @@
-"""This module defines the compiler's limits and the pre-checks that hold them before libcst sees
-a text (`size_problem`, `nesting_problem`): a script is at most `MAX_SCRIPT_BYTES` of UTF-8, and
-its syntax tree at most `MAX_NESTING` levels deep, measured over the tree CPython's parser (the
-first stage of `compiler.parse`) builds.
+"""This module defines the compiler's limits and the pre-checks that hold them before the text
+is lowered (`size_problem`, `nesting_problem`): a script is at most `MAX_SCRIPT_BYTES` of UTF-8,
+and its syntax tree at most `MAX_NESTING` levels deep, measured over the tree CPython's parser
+(the first stage of `compiler.parse`) builds.
 
-Why before libcst: its native parser nests each `and`/`or` of a chain one level deeper (CPython
-keeps a chain flat), and near 8,000 levels it overflows the C stack and the process dies of
-SIGSEGV, with no exception to catch; its Python passes and the lowering recurse once per level,
-and its memory grows with the text (about 2.4 KB per source byte). So the depth counted here is
-the depth libcst's tree will have: a `BoolOp` of n values counts n - 1 levels.
+Why: the lowering and the passes over the IR recurse once per level. The IR nests each `and`/`or`
+of a chain one level deeper (`a and b and c` is `(a and b) and c`; CPython keeps a chain flat),
+so the depth counted here is the depth the IR will have: a `BoolOp` of n values counts n - 1
+levels.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from __future__ import annotations
 import ast
 
 MAX_SCRIPT_BYTES = 1 << 20  # 1 MB: the longest example script is under 20 KB
-MAX_NESTING = 2000  # levels of the syntax tree: a quarter of where libcst's native parser dies
+MAX_NESTING = 2000  # levels of the syntax tree: far below where the recursive passes would overflow
 
 
 def size_problem(size: int) -> str | None:
@@ -27,7 +26,7 @@ def size_problem(size: int) -> str | None:
 
 def nesting_problem(tree: ast.AST) -> tuple[int, int, str] | None:
     """(line, column, what is wrong) for the first node of `tree` whose children lie deeper than
-    `MAX_NESTING` levels, as libcst will nest them; None when the tree is within the limit. The walk keeps its
+    `MAX_NESTING` levels, as the IR will nest them; None when the tree is within the limit. The walk keeps its
     own stack: it never recurses, whatever the depth."""
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:

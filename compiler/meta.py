@@ -13,113 +13,109 @@ import json
 import re
 from typing import TYPE_CHECKING, Callable
 
-import libcst as cst
+import ast
 
 from dwf.grammar.meta import Meta, meta_schema, value_matches_arg_type
 
 from dwf.compiler.diagnostics import DiagnosticSink
+from dwf.compiler.positions import FStringField
 from .rules.meta import ArgDefaultMismatch, MetaNotLiteral, MetaSchemaViolation
 from dwf.compiler.source import Span
 
 if TYPE_CHECKING:
     import jsonschema
 
-_EMPTY_MODULE = cst.Module(body=[])
-
-
 class _Literal:
-    """A literal's value plus the CST node of every value and dict key, by JSON path. Every
-    part that is not a literal is recorded in `errors` (and read as None), so that all of them
-    are reported at once."""
+    """A literal's value plus the syntax-tree node of every value and dict key, by JSON path.
+    Every part that is not a literal is recorded in `errors` (and read as None), so that all of
+    them are reported at once."""
 
-    def __init__(self) -> None:
-        self.values: dict[tuple, cst.CSTNode] = {}
-        self.keys: dict[tuple, cst.CSTNode] = {}
-        self.errors: list[tuple[cst.CSTNode, str]] = []
+    def __init__(self, positions) -> None:
+        self.positions = positions
+        self.values: dict[tuple, ast.AST] = {}
+        self.keys: dict[tuple, ast.AST] = {}
+        self.errors: list[tuple[ast.AST, str]] = []
 
-    def fail(self, node: cst.CSTNode, detail: str) -> None:
+    def fail(self, node: ast.AST, detail: str) -> None:
         self.errors.append((node, detail))
 
-    def convert(self, node: cst.BaseExpression, path: tuple = ()) -> object:
+    def convert(self, node: ast.expr, path: tuple = ()) -> object:
         self.values[path] = node
-        if isinstance(node, cst.Dict):
+        if isinstance(node, ast.Dict):
             result = {}
-            for element in node.elements:
-                if isinstance(element, cst.StarredDictElement):
-                    self.fail(element, "`**` spreads are not allowed")
+            for key_node, value_node in zip(node.keys, node.values):
+                if key_node is None:
+                    self.fail(self.positions.spread_span(value_node), "`**` spreads are not allowed")
                     continue
                 reported = len(self.errors)
-                key = self.convert_scalar(element.key)
+                key = self.convert_scalar(key_node)
                 if not isinstance(key, str):
                     if len(self.errors) == reported:  # not already reported as a non-literal
-                        self.fail(element.key, "keys must be strings")
-                    self.convert(element.value, path + ("?",))
+                        self.fail(key_node, "keys must be strings")
+                    self.convert(value_node, path + ("?",))
                     continue
-                self.keys[path + (key,)] = element.key
-                result[key] = self.convert(element.value, path + (key,))
+                self.keys[path + (key,)] = key_node
+                result[key] = self.convert(value_node, path + (key,))
             return result
-        if isinstance(node, (cst.List, cst.Tuple)):
+        if isinstance(node, (ast.List, ast.Tuple)):
             items = []
-            for index, element in enumerate(node.elements):
-                if isinstance(element, cst.StarredElement):
+            for index, element in enumerate(node.elts):
+                if isinstance(element, ast.Starred):
                     self.fail(element, "`*` unpacking is not allowed")
                     continue
-                items.append(self.convert(element.value, path + (index,)))
+                items.append(self.convert(element, path + (index,)))
             return items
         return self.convert_scalar(node)
 
-    def convert_scalar(self, node: cst.BaseExpression) -> object:
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            if _contains_fstring(node):
+    def convert_scalar(self, node: ast.expr) -> object:
+        if isinstance(node, ast.JoinedStr):
+            pieces = self.positions.string_pieces(node)
+            if any(isinstance(part, FStringField) for piece in pieces for part in piece.parts or ()):
                 return self.fail(node, "f-strings with fields are not allowed")
-            value = node.evaluated_value
+            if len(pieces) > 1:
+                return None  # `"a" f"b"`: libcst gave no value for a concatenation with an f-string
+            raw = "".join(pieces[0].parts)
+            if "\\" in raw:
+                return self.fail(node, "f-strings with fields are not allowed")
+            return raw.replace("{{", "{").replace("}}", "}")
+        if isinstance(node, ast.Constant):
+            value = node.value
             if isinstance(value, bytes):
                 return self.fail(node, "bytes are not allowed")
+            if value is Ellipsis or isinstance(value, complex):
+                return self._not_literal(node)
             return value
-        if isinstance(node, cst.FormattedString):
-            if all(isinstance(p, cst.FormattedStringText) for p in node.parts) and "\\" not in "".join(p.value for p in node.parts):
-                return "".join(p.value for p in node.parts).replace("{{", "{").replace("}}", "}")
-            return self.fail(node, "f-strings with fields are not allowed")
-        if isinstance(node, (cst.Integer, cst.Float)):
-            return node.evaluated_value
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)) \
-                and isinstance(node.expression, (cst.Integer, cst.Float)):
-            value = node.expression.evaluated_value
-            return -value if isinstance(node.operator, cst.Minus) else value
-        if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
-            return {"None": None, "True": True, "False": False}[node.value]
-        if isinstance(node, cst.Name):
-            return self.fail(node, f"the name `{node.value}` is not a literal")
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) \
+                and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float):
+            value = node.operand.value
+            return -value if isinstance(node.op, ast.USub) else value
+        if isinstance(node, ast.Name):
+            return self.fail(node, f"the name `{node.id}` is not a literal")
+        if isinstance(node, ast.Call):
             return self.fail(node, "calls are not allowed")
-        if isinstance(node, (cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp)):
+        if isinstance(node, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp)):
             return self.fail(node, "comprehensions are not allowed")
-        if isinstance(node, cst.Set):
+        if isinstance(node, ast.Set):
             return self.fail(node, "sets are not allowed; use a list")
-        code = " ".join(_EMPTY_MODULE.code_for_node(node).split())
+        return self._not_literal(node)
+
+    def _not_literal(self, node: ast.expr) -> None:
+        code = " ".join(self.positions.code(node).split())
         return self.fail(node, f"`{code if len(code) <= 40 else code[:39] + '…'}` is not a literal")
-
-
-def _contains_fstring(node: cst.BaseExpression) -> bool:
-    if isinstance(node, cst.FormattedString):
-        return any(not isinstance(p, cst.FormattedStringText) for p in node.parts)
-    if isinstance(node, cst.ConcatenatedString):
-        return _contains_fstring(node.left) or _contains_fstring(node.right)
-    return False
 
 
 def json_path(path) -> str:
     return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
 
 
-def extract_meta(node: cst.BaseExpression, span_of: Callable[[cst.CSTNode], Span],
-                 sink: DiagnosticSink) -> tuple[Meta, list[tuple[str, Span]] | None] | None:
+def extract_meta(node: ast.expr, span_of: Callable[[ast.AST], Span], sink: DiagnosticSink,
+                 positions) -> tuple[Meta, list[tuple[str, Span]] | None] | None:
     """Read and validate the meta literal. Returns (value, phases with their spans) or None when
     the block is not a literal at all (reported)."""
-    literal = _Literal()
+    literal = _Literal(positions)
     value = literal.convert(node)
     for error_node, detail in literal.errors:
-        sink.report(MetaNotLiteral, span_of(error_node), detail=detail)
+        sink.report(MetaNotLiteral, error_node if isinstance(error_node, Span) else span_of(error_node), detail=detail)
     if literal.errors:
         return None
     if not isinstance(value, dict):

@@ -2,7 +2,7 @@
 `CompileOptions`, the dialect a text is compiled in, and `CompileResult`, the diagnostics plus
 the IR of a script without errors.
 
-It imports neither libcst nor the lowering, so the readers of compiled programs (the approval
+It imports neither the parser nor the lowering, so the readers of compiled programs (the approval
 screen in `compiler.plan`, the renderers, the runtime) can name these types without loading
 the front end.
 """

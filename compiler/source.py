@@ -1,5 +1,5 @@
-"""This module defines source files and spans: the one place where libcst's 0-based columns
-become the 1-based columns that every DWF output format uses.
+"""This module defines source files and spans, the 1-based positions every DWF output format
+uses (`compiler.positions` computes them from CPython's syntax tree).
 
 A `Span` is 1-based on both axes; `end_column` is exclusive (one past the last character), so a
 one-character token at column 5 has `column=5, end_column=6`. Columns count characters (code
@@ -20,12 +20,6 @@ class Span:
     column: int
     end_line: int
     end_column: int
-
-    @classmethod
-    def from_code_range(cls, code_range) -> Span:
-        """Convert a libcst `CodeRange` (1-based lines, 0-based columns) to a `Span`."""
-        start, end = code_range.start, code_range.end
-        return cls(start.line, start.column + 1, end.line, end.column + 1)
 
     @classmethod
     def point(cls, line: int, column: int) -> Span:
@@ -55,15 +49,9 @@ class SourceFile:
 
     @cached_property
     def line_offsets(self) -> list[int]:
-        """Where each line starts in `text`, with lines broken as libcst (and CPython) break
-        them: at `\\r\\n`, `\\r` or `\\n` only."""
+        """Where each line starts in `text`, with lines broken as CPython breaks them: at
+        `\\r\\n`, `\\r` or `\\n` only."""
         return [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", self.text)]
-
-    def text_between(self, start, end) -> str:
-        """The source text from one libcst `CodePosition` to another, newlines as `\\n`."""
-        offsets = self.line_offsets
-        text = self.text[offsets[start.line - 1] + start.column:offsets[end.line - 1] + end.column]
-        return text.replace("\r\n", "\n").replace("\r", "\n")
 
     @cached_property
     def sha256(self) -> str:

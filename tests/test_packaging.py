@@ -36,7 +36,7 @@ def test_wheel_installs_and_imports(tmp_path):
     assert {"dwf/grammar/dwf.lark", "dwf/grammar/meta.schema.json", "dwf/grammar/language.md",
             "dwf/compiler/rules/__init__.py", "dwf/runtime/cli/main.py", "dwf/runtime/viewer/static/index.html",
             "dwf/runtime/viewer/static/viewer.js", "dwf/runtime/viewer/static/viewer.css"} <= names
-    assert "Requires-Dist: libcst==1.9.0" in metadata
+    assert "Requires-Dist: lark==1.3.1" in metadata and "libcst" not in metadata  # the front end is CPython's `ast` (#18)
     assert "Requires-Dist: starlette==1.10.0" in metadata
     from dwf.compiler.version import COMPILER_VERSION
 

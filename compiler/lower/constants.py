@@ -1,5 +1,5 @@
 """This module defines the module constants lowering knows before any IR exists: the top-level
-names bound exactly once by `name = value` and never changed, read off the libcst tree.
+names bound exactly once by `name = value` and never changed, read off CPython's syntax tree.
 
 Literal `returns={...}` schemas may name such a constant (`returns=FINDING`), so schema
 synthesis (`compiler.schemas`) needs them while the script is being lowered. Its twin over the
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 
-import libcst as cst
+import ast
 
 from dwf.grammar.builtins import MUTATING_METHODS
 
@@ -25,19 +25,18 @@ class ModuleConstants(Mapping):
     `name = value` and never reassigned, augmented, deleted or mutated; computed on first use
     (only scripts with literal-dict schemas need it)."""
 
-    def __init__(self, module_scope: Scope, module: cst.Module):
+    def __init__(self, module_scope: Scope, module: ast.Module):
         self._module_scope = module_scope
         self._module = module
 
     @cached_property
-    def _constants(self) -> dict[str, cst.BaseExpression]:
+    def _constants(self) -> dict[str, ast.expr]:
         candidates = {name: bindings[0].value for name, bindings in self._module_scope.bindings.items()
                       if len(bindings) == 1 and bindings[0].kind == ASSIGN and bindings[0].value is not None}
-        mutated = MutationScan()
-        self._module.visit(mutated)
-        return {name: value for name, value in candidates.items() if name not in mutated.names}
+        mutated = mutated_names(self._module)
+        return {name: value for name, value in candidates.items() if name not in mutated}
 
-    def __getitem__(self, key: str) -> cst.BaseExpression:
+    def __getitem__(self, key: str) -> ast.expr:
         return self._constants[key]
 
     def __iter__(self) -> Iterator[str]:
@@ -47,29 +46,27 @@ class ModuleConstants(Mapping):
         return len(self._constants)
 
 
-class MutationScan(cst.CSTVisitor):
-    """MutationScan: collects in `names` every name whose value a statement may change: item or
-    attribute assignment, augmented assignment, `del` and calls of a mutating method."""
+def mutated_names(module: ast.Module) -> set[str]:
+    """Every name whose value a statement may change: item or attribute assignment (a direct
+    target), augmented assignment, `del` of one target and calls of a mutating method."""
+    names: set[str] = set()
 
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def _base(self, node: cst.BaseExpression) -> None:
-        while isinstance(node, (cst.Subscript, cst.Attribute)):
+    def base(node: ast.AST) -> None:
+        while isinstance(node, (ast.Subscript, ast.Attribute)):
             node = node.value
-        if isinstance(node, cst.Name):
-            self.names.add(node.value)
+        if isinstance(node, ast.Name):
+            names.add(node.id)
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        if isinstance(node.target, (cst.Subscript, cst.Attribute)):
-            self._base(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._base(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._base(node.target)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in MUTATING_METHODS:
-            self._base(node.func.value)
+    for node in ast.walk(module):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, (ast.Subscript, ast.Attribute)):
+                    base(target)
+        elif isinstance(node, ast.AugAssign):
+            base(node.target)
+        elif isinstance(node, ast.Delete) and len(node.targets) == 1:
+            base(node.targets[0])
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING_METHODS:
+                base(node.func.value)
+    return names

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import difflib
 
-import libcst as cst
+import ast
 
 from dwf.grammar import builtins as B
 from dwf.grammar import facade as F
 
 from dwf.compiler import ir
 from dwf.compiler.rules import syntax as X
+from dwf.compiler.lower.arguments import call_args
+from dwf.compiler.lower.literals import is_ellipsis, is_plain_string
 from dwf.compiler.lower.scopes import dotted_name
 from dwf.compiler.lower.state import LoweringState
 
@@ -32,51 +34,53 @@ EXCEPTION_SUFFIXES = ("Error", "Exception", "Failed", "Failure", "Exceeded")
 class ExceptionClassLowering(LoweringState):
     """Lowers exception class declarations; see the module docstring."""
 
-    def find_exception_classes(self, module: cst.Module) -> None:
+    def find_exception_classes(self, module: ast.Module) -> None:
         """Before the walk: the top-level classes derived, directly or through each other, from
         an exception class, into `exception_classes`."""
-        classes = [s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value not in self.typeddicts]
+        classes = [s for s in module.body if isinstance(s, ast.ClassDef) and s.name not in self.typeddicts]
         grown = True
         while grown:  # a class may derive from another exception class of the script, declared anywhere
             grown = False
             for statement in classes:
-                if statement.name.value not in self.exception_classes and self.has_exception_base(statement):
-                    self.exception_classes[statement.name.value] = statement
+                if statement.name not in self.exception_classes and self.has_exception_base(statement):
+                    self.exception_classes[statement.name] = statement
                     grown = True
 
-    def has_exception_base(self, node: cst.ClassDef) -> bool:
+    def has_exception_base(self, node: ast.ClassDef) -> bool:
         """Whether a class names an exception class among its bases: a builtin exception type,
         `json.JSONDecodeError` or an exception class of the script."""
-        for base in node.bases:
-            value = base.value
-            if isinstance(value, cst.Name) and (value.value in self.exception_classes or (
-                    value.value in B.EXCEPTION_TYPES and value.value not in self.scope.module().bindings)):
+        for value in node.bases:
+            if isinstance(value, ast.Starred):
+                value = value.value
+            if isinstance(value, ast.Name) and (value.id in self.exception_classes or (
+                    value.id in B.EXCEPTION_TYPES and value.id not in self.scope.module().bindings)):
                 return True
-            if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and \
-                    (value.value.value, value.attr.value) in B.MODULE_EXCEPTION_TYPES:
+            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and \
+                    (value.value.id, value.attr) in B.MODULE_EXCEPTION_TYPES:
                 return True
         return False
 
-    def is_exception_like(self, node: cst.ClassDef) -> bool:
+    def is_exception_like(self, node: ast.ClassDef) -> bool:
         """An exception class, or a class that reads like one (`class RetryError(Exceptoin)`), so
         its diagnostics speak of exception classes, never of TypedDicts."""
-        bases = [dotted_name(b.value) for b in node.bases]
-        return self.has_exception_base(node) or any(n.endswith(EXCEPTION_SUFFIXES) for n in [node.name.value, *bases]) \
+        bases = [dotted_name(b.value if isinstance(b, ast.Starred) else b) for b in node.bases]
+        return self.has_exception_base(node) or any(n.endswith(EXCEPTION_SUFFIXES) for n in [node.name, *bases]) \
             or any(difflib.get_close_matches(b, B.EXCEPTION_TYPES, n=1, cutoff=0.8) for b in bases)
 
-    def lower_exception_class(self, node: cst.ClassDef) -> ir.Stmt | None:
+    def lower_exception_class(self, node: ast.ClassDef) -> ir.Stmt | None:
         """`class Name(Base): pass` (or a docstring) with an exception class as its only base."""
-        name = node.name.value
+        name = node.name
         head = self._head_span(node)
-        self._check_name(name, node.name)
+        name_span = self._def_name_span(node)
+        self._check_name(name, name_span)
         if not self.at_top_level:
             self.report(X.NotTopLevel, head, what="Exception class declarations")
         hint = f"pass details as arguments: `raise {name}(f\"...\")`, and read them back with `str(e)` or `e.args`"
         positional = []
-        for base in (*node.bases, *node.keywords):
+        for base in call_args(node):
             if base.keyword is not None or base.star:
-                self.report(X.ExceptionClassShape, base, detail=f"An exception class takes no keywords or unpacking "
-                            f"(`{self.code(base).strip(', ')}`)", hint=f"write `class {name}(Exception):`")
+                self.report(X.ExceptionClassShape, base.node, detail=f"An exception class takes no keywords or unpacking "
+                            f"(`{self.code(base.node).strip(', ')}`)", hint=f"write `class {name}(Exception):`")
             else:
                 positional.append(base.value)
         if len(positional) != 1:
@@ -86,7 +90,7 @@ class ExceptionClassLowering(LoweringState):
         base_expr = None
         if positional:
             base = positional[0]
-            if isinstance(base, cst.Attribute) and (dotted_name(base.value), base.attr.value) in B.MODULE_EXCEPTION_TYPES:
+            if isinstance(base, ast.Attribute) and (dotted_name(base.value), base.attr) in B.MODULE_EXCEPTION_TYPES:
                 self.report(X.ExceptionClassShape, base, detail=f"`{dotted_name(base)}` cannot be subclassed: its "
                             "exceptions carry the parser's position", hint=f"derive from `ValueError`: `class {name}(ValueError):`")
             else:
@@ -99,22 +103,23 @@ class ExceptionClassLowering(LoweringState):
                                 "an exception class", hint="derive from `Exception` or another exception class")
                     base_expr = None
         if name in B.BUILTINS or name in B.FORBIDDEN_BUILTINS or name in F.FACADE_NAMES:
-            self.report(X.ExceptionClassShape, node.name, detail=f"The exception class `{name}` would shadow the builtin "
+            self.report(X.ExceptionClassShape, name_span, detail=f"The exception class `{name}` would shadow the builtin "
                         f"`{name}`", hint="give the class a name of its own, e.g. `Retry" + name + "`")
         if len(self.scope.module().bindings.get(name, ())) > 1 and self.at_top_level:
-            self.report(X.ExceptionClassShape, node.name, detail=f"`{name}` is bound more than once; an exception "
+            self.report(X.ExceptionClassShape, name_span, detail=f"`{name}` is bound more than once; an exception "
                         "class is declared once and never reassigned", hint="give each class and variable its own name")
-        for statement in _class_body(node):
-            if isinstance(statement, cst.Pass) or (isinstance(statement, cst.Expr) and isinstance(
-                    statement.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis))):
+        for statement in node.body:
+            if isinstance(statement, ast.Pass) or (isinstance(statement, ast.Expr) and (
+                    is_plain_string(statement.value) or is_ellipsis(statement.value))):
                 continue
-            if isinstance(statement, cst.AnnAssign):
+            if isinstance(statement, ast.AnnAssign):
                 self.report(X.ExceptionClassShape, statement, detail=f"The exception class `{name}` declares the field "
                             f"`{self.code(statement.target)}`; an exception class holds only a docstring or `pass`",
                             hint=hint)
             else:
-                what = f"the method `{statement.name.value}`" if isinstance(statement, cst.FunctionDef) else \
-                    "an assignment" if isinstance(statement, (cst.Assign, cst.AugAssign)) else f"a `{type(statement).__name__}` statement"
+                what = f"the method `{statement.name}`" if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) else \
+                    "an assignment" if isinstance(statement, (ast.Assign, ast.AugAssign)) else \
+                    f"a `{_LIBCST_NAMES.get(type(statement).__name__, type(statement).__name__)}` statement"
                 self.report(X.NonTypedDictClass, statement, detail=f"The exception class `{name}` may hold only a docstring "
                             f"or `pass`, not {what}", help=hint)
         if base_expr is None:
@@ -122,9 +127,5 @@ class ExceptionClassLowering(LoweringState):
         return ir.ExceptionClass(self.span(node), name, base_expr)
 
 
-def _class_body(node: cst.ClassDef) -> list[cst.CSTNode]:
-    """The statements of a class body, simple statements split out of their lines."""
-    if isinstance(node.body, cst.SimpleStatementSuite):
-        return list(node.body.body)
-    return [small for line in node.body.body
-            for small in (line.body if isinstance(line, cst.SimpleStatementLine) else [line])]
+# The statement names messages have always used (libcst's), where CPython's differ.
+_LIBCST_NAMES = {"Delete": "Del", "AsyncFor": "For", "AsyncWith": "With", "AsyncFunctionDef": "FunctionDef"}

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import difflib
 
-import libcst as cst
+import ast
 
 from dwf.grammar import facade as F
 
 from dwf.compiler import ir
 from dwf.compiler.effect_rules import FacadeCallChecks
 from dwf.compiler.rules import effects as E
+from dwf.compiler.lower.arguments import call_args
 from dwf.compiler.lower.scopes import ASSIGN, ASYNC_DEF, Scope
 from dwf.compiler.lower.state import LoweringState
 
@@ -38,56 +39,56 @@ class FacadeLowering(LoweringState):
 
     # ------------------------------------------------------------ facade recognition
 
-    def _facade_function(self, func: cst.BaseExpression) -> str | None:
-        if isinstance(func, cst.Name) and func.value in F.FUNCTIONS and self._resolve(func.value) == ir.FACADE:
-            return func.value
+    def _facade_function(self, func: ast.expr) -> str | None:
+        if isinstance(func, ast.Name) and func.id in F.FUNCTIONS and self._resolve(func.id) == ir.FACADE:
+            return func.id
         return None
 
-    def _facade_container(self, node: cst.BaseExpression, seen: frozenset = frozenset()) -> str | None:
+    def _facade_container(self, node: ast.expr, seen: frozenset = frozenset()) -> str | None:
         """The facade container an expression denotes: `files`, or a name bound only to it
         (directly or through other such names: `f = files; g = f`)."""
-        if not isinstance(node, cst.Name) or node.value in seen:
+        if not isinstance(node, ast.Name) or node.id in seen:
             return None
-        kind = self._resolve(node.value)
-        if kind == ir.FACADE and node.value in F.CONTAINERS:
-            return node.value
+        kind = self._resolve(node.id)
+        if kind == ir.FACADE and node.id in F.CONTAINERS:
+            return node.id
         if kind in (ir.GLOBAL, ir.LOCAL, ir.FREE):
             scope: Scope | None = self.scope
-            while scope is not None and node.value not in scope.bindings:
+            while scope is not None and node.id not in scope.bindings:
                 scope = scope.parent
-            bindings = scope.bindings[node.value] if scope else []
-            if bindings and all(b.kind == ASSIGN and isinstance(b.value, cst.Name) for b in bindings):
-                containers = {self._facade_container(b.value, seen | {node.value}) for b in bindings}
+            bindings = scope.bindings[node.id] if scope else []
+            if bindings and all(b.kind == ASSIGN and isinstance(b.value, ast.Name) for b in bindings):
+                containers = {self._facade_container(b.value, seen | {node.id}) for b in bindings}
                 if len(containers) == 1:
                     return containers.pop()
         return None
 
-    def _facade_member(self, node: cst.Call) -> F.Member | None:
+    def _facade_member(self, node: ast.Call) -> F.Member | None:
         """The facade member a call denotes (not for `Agent.ask`, whose receiver is dynamic)."""
         function_name = self._facade_function(node.func)
         if function_name is not None:
             return F.FUNCTIONS[function_name]
-        if isinstance(node.func, cst.Attribute):
+        if isinstance(node.func, ast.Attribute):
             container = self._facade_container(node.func.value)
             if container is not None:
-                return F.members_of(container).get(node.func.attr.value)
+                return F.members_of(container).get(node.func.attr)
         return None
 
-    def _is_agent(self, node: cst.BaseExpression, seen: frozenset = frozenset()) -> bool:
+    def _is_agent(self, node: ast.expr, seen: frozenset = frozenset()) -> bool:
         """Whether an expression is known to hold an actor: an `agent()` call, or a name bound
         only to such values."""
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             return self._facade_function(node.func) == "agent"
-        if isinstance(node, cst.Name) and node.value not in seen and self._resolve(node.value) in (ir.GLOBAL, ir.LOCAL, ir.FREE):
+        if isinstance(node, ast.Name) and node.id not in seen and self._resolve(node.id) in (ir.GLOBAL, ir.LOCAL, ir.FREE):
             scope: Scope | None = self.scope
-            while scope is not None and node.value not in scope.bindings:
+            while scope is not None and node.id not in scope.bindings:
                 scope = scope.parent
-            bindings = scope.bindings[node.value] if scope else []
-            return bool(bindings) and all(b.kind == ASSIGN and b.value is not None and self._is_agent(b.value, seen | {node.value})
+            bindings = scope.bindings[node.id] if scope else []
+            return bool(bindings) and all(b.kind == ASSIGN and b.value is not None and self._is_agent(b.value, seen | {node.id})
                                           for b in bindings)
         return False
 
-    def _unknown_member(self, node: cst.CSTNode, container: str, attr: str) -> None:
+    def _unknown_member(self, node, container: str, attr: str) -> None:
         choices = sorted(set(F.members_of(container)) | set(F.CONTAINER_ATTRIBUTES.get(container, ())))
         close = difflib.get_close_matches(attr, choices, n=1)
         hint = f"did you mean `{container}.{close[0]}`?" if close else f"`{container}` offers: {', '.join(choices)}"
@@ -97,7 +98,7 @@ class FacadeLowering(LoweringState):
 
     # ------------------------------------------------------------ facade calls
 
-    def facade_call(self, node: cst.Call, member: F.Member, receiver: cst.BaseExpression | None) -> ir.Expr:
+    def facade_call(self, node: ast.Call, member: F.Member, receiver: ast.expr | None) -> ir.Expr:
         span = self.span(node)
         if member.name == "hole":
             self.report(E.HoleNotSupported, node.func)
@@ -109,18 +110,19 @@ class FacadeLowering(LoweringState):
         checks.before_arguments()
         lowered_receiver = self.expr(receiver) if receiver is not None else None
         skip = ("returns",) if "returns" in member.signature.keyword_only else ()  # a type, not a value
-        args, keywords = self.arguments(node.args, skip)
+        args, keywords = self.arguments(call_args(node), skip)
         self._check_arguments(node, member, member.qualified if member.container != "Agent" else "ask")
         schema = checks.after_arguments(args, keywords, lowered_receiver)
         op = member.qualified if member.container != "Agent" else "ask"
         return ir.FacadeCall(span, op, site, lowered_receiver, args, keywords, schema)
 
-    def _check_arguments(self, node: cst.Call, member: F.Member, display: str) -> None:
+    def _check_arguments(self, node: ast.Call, member: F.Member, display: str) -> None:
         """Check a facade call against its signature; the first problem is reported at the
         offending argument (or at the call when one is missing)."""
         signature = member.signature
-        positional = [a for a in node.args if a.keyword is None and not a.star]
-        has_star = any(a.star for a in node.args)
+        arguments = call_args(node)
+        positional = [a for a in arguments if a.keyword is None and not a.star]
+        has_star = any(a.star for a in arguments)
         given: set[str] = set()
         problem, where = None, node
         if len(positional) > len(signature.positional) and signature.variadic is None:
@@ -129,10 +131,10 @@ class FacadeLowering(LoweringState):
             where = positional[count].value
         given.update(signature.positional[: len(positional)])
         keywords_seen: set[str] = set()
-        for arg in node.args:
+        for arg in arguments:
             if arg.keyword is None or problem is not None:
                 continue
-            keyword = arg.keyword.value
+            keyword = arg.keyword
             if keyword in keywords_seen:
                 continue  # a repeated keyword is `DWF110`
             keywords_seen.add(keyword)
@@ -141,9 +143,9 @@ class FacadeLowering(LoweringState):
                 close = difflib.get_close_matches(keyword, allowed, n=1)
                 hint = F.KEYWORD_HINTS.get(member.qualified, {}).get(keyword) or (f"did you mean `{close[0]}`?" if close else "")
                 problem = f"got an unexpected keyword argument `{keyword}`" + (f"; {hint}" if hint else "")
-                where = arg.keyword
+                where = self.positions.keyword_name_span(arg.node)
             elif keyword in given:
-                problem, where = f"got multiple values for argument `{keyword}`", arg.keyword
+                problem, where = f"got multiple values for argument `{keyword}`", self.positions.keyword_name_span(arg.node)
             given.add(keyword)
         if problem is None and not has_star:
             missing = [p for p in signature.positional[: signature.required] if p not in given]

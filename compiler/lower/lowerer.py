@@ -1,10 +1,10 @@
-"""This module defines stage 3, lowering: one walk over the libcst tree that turns every
+"""This module defines stage 3, lowering: one walk over CPython's syntax tree that turns every
 accepted construct into IR (`compiler.ir`) and reports every construct outside the subset.
-libcst stops here; later passes see only IR.
+The tree stops here; later passes see only IR.
 
 The walk does four jobs at once, so the tree is traversed a single time:
 
-1. **Subset.** A dispatch table maps each libcst node class to a lowering method; a class with
+1. **Subset.** A dispatch table maps each `ast` node class to a lowering method; a class with
    no entry is rejected (`DWF101`/`DWF102`), so new Python syntax is refused until reviewed.
 2. **Names.** Before a scope's body is lowered its bindings are collected (`compiler.lower.scopes`),
    so every `Name` is resolved when it is built: local, free, global, facade, builtin, module,
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-import libcst as cst
+import ast
 
 from dwf.grammar import builtins as B
 from dwf.grammar import facade as F
@@ -41,7 +41,8 @@ from dwf.compiler import ir
 from dwf.compiler.diagnostics import DiagnosticSink
 from dwf.compiler.effect_rules import Facts
 from dwf.compiler.lower.exceptions import ExceptionClassLowering
-from dwf.compiler.lower.expressions import ExpressionLowering
+from dwf.compiler.lower.expressions import ExpressionLowering, subscript_elements
+from dwf.compiler.lower.literals import is_name_constant
 from dwf.compiler.lower.facade import FacadeLowering
 from dwf.compiler.lower.statements import StatementLowering, meta_block
 from dwf.compiler.lower.occurrences import mint_occurrence_ids
@@ -71,14 +72,14 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
         self.function_stack: list[str] = []
         self.meta_value: Meta = {}  # the meta block once read (`_find_meta`)
         self.meta_arg_names: set[str] | None = None
-        self._meta_node: cst.Assign | None = None
+        self._meta_node: ast.Assign | None = None
         self.actor_bindings: dict[tuple[int, str], str] = {}
         self.pending_unused: list[tuple[Scope, str, Span, str]] = []
         self.schemas: dict[str, object] = {}
         self._schema_builder_factory = schema_builder_factory
         self._schema_builder = None
-        self.typeddicts: dict[str, cst.ClassDef] = {}
-        self.exception_classes: dict[str, cst.ClassDef] = {}  # top-level classes derived from an exception type
+        self.typeddicts: dict[str, ast.ClassDef] = {}
+        self.exception_classes: dict[str, ast.ClassDef] = {}  # top-level classes derived from an exception type
         self.in_except_type = False  # lowering the type of an `except` clause (where `BaseException` may be named)
         self.typing_names: dict[str, str] = {}
         self.type_aliases: set[str] = set()
@@ -86,8 +87,8 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
 
     # ------------------------------------------------------------ helpers
 
-    def span(self, node: cst.CSTNode) -> Span:
-        return Span.from_code_range(self.positions[node])
+    def span(self, node: ast.AST) -> Span:
+        return self.positions.span(node)
 
     def report(self, rule, node_or_span, **fields) -> None:
         span = node_or_span if isinstance(node_or_span, Span) else self.span(node_or_span)
@@ -101,8 +102,8 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
     def at_top_level(self) -> bool:
         return self.scope.kind == "module" and not self.block_kinds
 
-    def code(self, node: cst.CSTNode) -> str:
-        return self.parsed.module.code_for_node(node)
+    def code(self, node: ast.AST) -> str:
+        return self.positions.code(node)
 
     def typeddict_bodies(self) -> dict[str, dict]:
         """The canonical schema of each TypedDict of the script (see `SchemaBuilder`)."""
@@ -113,7 +114,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
     def lower_module(self) -> tuple[ir.Stmt, ...]:
         module = self.parsed.module
         self._walrus_possible = ":=" in self.parsed.source.text
-        collect(self.scope, module, self._walrus_possible)
+        collect(self.scope, module.body, self._walrus_possible)
         self._collect_types(module)
         self._find_type_aliases(module)
         self._find_meta(module)
@@ -126,55 +127,53 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
         self._check_unused_awaitables()
         return body
 
-    def _collect_types(self, module: cst.Module) -> None:
+    def _collect_types(self, module: ast.Module) -> None:
         for name, bindings in self.scope.bindings.items():
             for binding in bindings:
                 if binding.kind == IMPORT_TYPING:
                     self.typing_names[name] = binding.detail or name
         for statement in module.body:
-            if isinstance(statement, cst.ClassDef) and self._is_typeddict(statement):
-                self.typeddicts[statement.name.value] = statement
+            if isinstance(statement, ast.ClassDef) and self._is_typeddict(statement):
+                self.typeddicts[statement.name] = statement
         self.find_exception_classes(module)
 
-    def _find_type_aliases(self, module: cst.Module) -> None:
+    def _find_type_aliases(self, module: ast.Module) -> None:
         """Top-level names bound once to a type expression (`Severity = Literal["low", "high"]`)
         are type aliases: compile-time only, like TypedDicts, so they resolve as types."""
-        for statement in module.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
-                continue
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                    name = small.targets[0].target.value
-                    if len(self.scope.bindings.get(name, ())) == 1 and self._is_type_expression(small.value):
-                        self.type_aliases.add(name)
+        for small in module.body:
+            if isinstance(small, ast.Assign) and len(small.targets) == 1 and isinstance(small.targets[0], ast.Name):
+                name = small.targets[0].id
+                if len(self.scope.bindings.get(name, ())) == 1 and self._is_type_expression(small.value):
+                    self.type_aliases.add(name)
 
-    def _is_type_expression(self, node: cst.BaseExpression) -> bool:
+    def _is_type_expression(self, node: ast.expr) -> bool:
         """Whether a value is unmistakably a type: it mentions a typing name, a TypedDict or an
         alias as a whole, as a subscript head, inside `list[...]`/`dict[...]`/`tuple[...]`, or
         in a `|` union of types."""
-        if isinstance(node, cst.Name):
-            return self._resolve(node.value) == ir.TYPE
-        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
-            if self._resolve(node.value.value) == ir.TYPE:
+        if isinstance(node, ast.Name):
+            return self._resolve(node.id) == ir.TYPE
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            if self._resolve(node.value.id) == ir.TYPE:
                 return True
-            return node.value.value in ("list", "dict", "tuple") and self._resolve(node.value.value) == ir.BUILTIN and any(
-                isinstance(e.slice, cst.Index) and self._is_type_expression(e.slice.value) for e in node.slice)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+            return node.value.id in ("list", "dict", "tuple") and self._resolve(node.value.id) == ir.BUILTIN and any(
+                not isinstance(e, (ast.Slice, ast.Starred)) and self._is_type_expression(e)
+                for e in subscript_elements(node, self.positions))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             operands = (node.left, node.right)
             return any(self._is_type_expression(o) for o in operands) or all(
-                isinstance(o, cst.Name) and (o.value == "None" or (o.value in ("str", "int", "float", "bool")
-                                                                    and self._resolve(o.value) == ir.BUILTIN))
+                is_name_constant(o, None) or (isinstance(o, ast.Name) and o.id in ("str", "int", "float", "bool")
+                                              and self._resolve(o.id) == ir.BUILTIN)
                 for o in operands)
         return False
 
-    def _is_typeddict(self, node: cst.ClassDef) -> bool:
+    def _is_typeddict(self, node: ast.ClassDef) -> bool:
         for base in node.bases:
-            if base.keyword is None and isinstance(base.value, cst.Name):
-                name = base.value.value
+            if isinstance(base, ast.Name):
+                name = base.id
                 if self.typing_names.get(name) == "TypedDict":
                     return True
-                if name != node.name.value and any(
-                    isinstance(s, cst.ClassDef) and s.name.value == name and self._is_typeddict(s)
+                if name != node.name and any(
+                    isinstance(s, ast.ClassDef) and s.name == name and self._is_typeddict(s)
                     for s in self.parsed.module.body
                 ):
                     return True
@@ -182,7 +181,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
 
     # ------------------------------------------------------------ meta
 
-    def _find_meta(self, module: cst.Module) -> None:
+    def _find_meta(self, module: ast.Module) -> None:
         """Read the meta block, the first top-level `meta = ...`, before anything is lowered,
         so that `args[...]` lookups anywhere can be checked against its arguments."""
         from dwf.compiler.meta import extract_meta  # deferred: start-up (only scripts with a meta block)
@@ -191,8 +190,8 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
         if node is None:
             return
         self._meta_node = node
-        self.facts.meta_span = self.span(node.targets[0].target)
-        extracted = extract_meta(node.value, self.span, self.sink)
+        self.facts.meta_span = self.span(node.targets[0])
+        extracted = extract_meta(node.value, self.span, self.sink, self.positions)
         if extracted is None:
             return
         self.meta_value, phases = extracted
@@ -207,7 +206,8 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
             return
         for binding in scope.bindings.get("meta", ()):
             if binding.node is not self._meta_node:
-                self.report(M.DuplicateMeta, _bound_name(binding.node, "meta"), first_line=self.facts.meta_span.line)
+                self.report(M.DuplicateMeta, _bound_name(self.positions, binding.node, "meta"),
+                            first_line=self.facts.meta_span.line)
 
     # ------------------------------------------------------------ names
 
@@ -249,7 +249,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
             return ir.GLOBAL if name in self.exception_classes else ir.UNDEFINED
         return ir.GLOBAL
 
-    def _check_name(self, name: str, node: cst.CSTNode) -> bool:
+    def _check_name(self, name: str, node: ast.AST | Span) -> bool:
         if name.startswith("__") and name in B.FORBIDDEN_BUILTINS:  # `__import__`, `__name__`: say what to write instead
             rule, fields = undefined_problem(name, ())
             self.report(rule, node, **fields)
@@ -275,7 +275,7 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
                 return root
         return None
 
-    def _report_undefined(self, node: cst.CSTNode, name: str) -> None:
+    def _report_undefined(self, node: ast.AST | Span, name: str) -> None:
         rejected = self._rejected_module(name)
         if rejected:
             why, hint = B.NONDETERMINISTIC_MODULES[rejected]
@@ -292,17 +292,18 @@ class Lowerer(StatementLowering, ExpressionLowering, FacadeLowering, ExceptionCl
 
 # ---------------------------------------------------------------- helpers
 
-def _bound_name(node: cst.CSTNode, name: str) -> cst.CSTNode:
-    """The first `Name` node spelling `name` inside a binding statement (its target)."""
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        return node.name
-    found: list[cst.Name] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Name(self, candidate: cst.Name) -> bool:
-            if candidate.value == name and not found:
-                found.append(candidate)
-            return False
-
-    node.visit(Finder())
-    return found[0] if found else node
+def _bound_name(positions, node: ast.AST, name: str) -> ast.AST | Span:
+    """Where a binding statement spells `name`: its first `Name` node, or the name a `def`,
+    `class`, parameter, import or `except ... as` declares."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
+                         ast.ExceptHandler)):
+        return positions.name_span(node, name)
+    if isinstance(node, ast.arg):
+        return positions.param_span(node)
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Name) and current.id == name:
+            return current
+        stack.extend(reversed(list(ast.iter_child_nodes(current))))
+    return node

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import libcst as cst
+import ast
 
 # Binding kinds.
 ASSIGN = "assign"
@@ -32,8 +32,8 @@ IMPORT_DWF = "import_dwf"
 @dataclass
 class Binding:
     kind: str
-    node: cst.CSTNode
-    value: cst.BaseExpression | None = None  # the assigned value for plain `name = value`
+    node: ast.AST
+    value: ast.expr | None = None  # the assigned value for plain `name = value`
     detail: str | None = None  # imported name for imports
 
 
@@ -63,170 +63,135 @@ class Scope:
         return scope
 
 
-class BindingCollector(cst.CSTVisitor):
-    """Collects the names bound directly in one scope's body (not in nested scopes)."""
+class BindingCollector:
+    """Collects the names bound directly in one scope's body (not in nested scopes), in source
+    order. Expressions are walked only for the walrus, the one binding inside an expression."""
 
-    def __init__(self, scope: Scope, walrus_scope: Scope) -> None:
+    def __init__(self, scope: Scope, walrus_scope: Scope, walrus_possible: bool = True) -> None:
         self.scope = scope
         self.walrus_scope = walrus_scope
-        self._comprehension_depth = 0
+        self.walrus_possible = walrus_possible
 
-    # Nested scopes: bind the name, do not descend (except into parameter defaults, which are
-    # evaluated in this scope: a walrus there binds here).
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        if self._comprehension_depth == 0:
-            self.scope.bind(node.name.value, Binding(ASYNC_DEF if node.asynchronous else DEF, node))
-        self._visit_defaults(node.params)
-        return False
+    # ------------------------------------------------------------ statements
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        if self._comprehension_depth == 0:
-            self.scope.bind(node.name.value, Binding(CLASS, node))
-        return False
+    def statements(self, body: list[ast.stmt]) -> None:
+        for statement in body:
+            self.statement(statement)
 
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        self._visit_defaults(node.params)
-        return False
-
-    def _visit_defaults(self, parameters: cst.Parameters) -> None:
-        for param in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params):
-            if param.default is not None:
-                param.default.visit(self)
-
-    # Comprehensions open their own scope, but a walrus inside one binds out here.
-    def _enter_comprehension(self, node: cst.CSTNode) -> bool:
-        self._comprehension_depth += 1
-        return True
-
-    def _leave_comprehension(self, node: cst.CSTNode) -> None:
-        self._comprehension_depth -= 1
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter_comprehension
-    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_comprehension
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        if isinstance(node.target, cst.Name):
-            self.walrus_scope.bind(node.target.value, Binding(ASSIGN, node, node.value))
-
-    # Ordinary bindings (only outside comprehensions: their targets are comprehension-local).
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if self._comprehension_depth:
-            return
-        single = len(node.targets) == 1
-        for target in node.targets:
-            self._bind_target(target.target, node, node.value if single else None)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if not self._comprehension_depth:
+    def statement(self, node: ast.stmt) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.scope.bind(node.name, Binding(ASYNC_DEF if isinstance(node, ast.AsyncFunctionDef) else DEF, node))
+            self._defaults(node.args)  # evaluated in this scope: a walrus there binds here
+        elif isinstance(node, ast.ClassDef):
+            self.scope.bind(node.name, Binding(CLASS, node))
+        elif isinstance(node, ast.Assign):
+            single = len(node.targets) == 1
+            for target in node.targets:
+                self._bind_target(target, node, node.value if single else None)
+            self.expression(node.value)
+        elif isinstance(node, ast.AnnAssign):
             self._bind_target(node.target, node, node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if not self._comprehension_depth:
+            self.expression(node.value)
+        elif isinstance(node, ast.AugAssign):
             self._bind_target(node.target, node, None)
-
-    def visit_For(self, node: cst.For) -> None:
-        if not self._comprehension_depth:
+            self.expression(node.value)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                self._bind_target(target, node, None)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                self.scope.bind(bound, Binding(IMPORT_MODULE, node, detail=alias.name))
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.names and node.names[0].name == "*":
+                return
+            kind = IMPORT_TYPING if module == "typing" else IMPORT_DWF if module == "dwf" else IMPORT_MODULE
+            for alias in node.names:
+                self.scope.bind(alias.asname or alias.name, Binding(kind, node, detail=alias.name))
+        elif isinstance(node, ast.If):
+            self.expression(node.test)
+            self.statements(node.body)
+            self.statements(node.orelse)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
             self._bind_target(node.target, node, None)
+            self.expression(node.iter)
+            self.statements(node.body)
+            self.statements(node.orelse)
+        elif isinstance(node, ast.While):
+            self.expression(node.test)
+            self.statements(node.body)
+            self.statements(node.orelse)
+        elif isinstance(node, (ast.Try, ast.TryStar)):
+            self.statements(node.body)
+            for handler in node.handlers:
+                self.expression(handler.type)
+                if handler.name is not None:
+                    self.scope.bind(handler.name, Binding(ASSIGN, handler))
+                self.statements(handler.body)
+            self.statements(node.orelse)
+            self.statements(node.finalbody)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    self._bind_target(item.optional_vars, node, None)
+            self.statements(node.body)
+        elif isinstance(node, (ast.Expr, ast.Return)):
+            self.expression(node.value)
+        elif isinstance(node, (ast.Raise, ast.Assert)):
+            for child in ast.iter_child_nodes(node):
+                self.expression(child)
 
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None and isinstance(node.name.name, cst.Name):
-            self.scope.bind(node.name.name.value, Binding(ASSIGN, node))
+    def _defaults(self, parameters: ast.arguments) -> None:
+        for default in (*parameters.defaults, *parameters.kw_defaults):
+            self.expression(default)
 
-    def visit_Del(self, node: cst.Del) -> None:
-        self._bind_target(node.target, node, None)
+    # ------------------------------------------------------------ the walrus
 
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            module = dotted_name(alias.name)
-            bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else module.split(".")[0]
-            self.scope.bind(bound, Binding(IMPORT_MODULE, node, detail=module))
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        module = dotted_name(node.module) if node.module is not None else ""
-        if isinstance(node.names, cst.ImportStar):
+    def expression(self, node: ast.AST | None) -> None:
+        if node is None or not self.walrus_possible:
             return
-        kind = IMPORT_TYPING if module == "typing" else IMPORT_DWF if module == "dwf" else IMPORT_MODULE
-        for alias in node.names:
-            imported = dotted_name(alias.name)
-            bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else imported
-            self.scope.bind(bound, Binding(kind, node, detail=imported))
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.NamedExpr):
+                if isinstance(current.target, ast.Name):
+                    self.walrus_scope.bind(current.target.id, Binding(ASSIGN, current, current.value))
+            elif isinstance(current, ast.Lambda):
+                stack.extend(reversed([d for d in (*current.args.defaults, *current.args.kw_defaults) if d is not None]))
+                continue
+            stack.extend(reversed(list(ast.iter_child_nodes(current))))
 
-    def _bind_target(self, target: cst.BaseExpression, node: cst.CSTNode, value) -> None:
-        if isinstance(target, cst.Name):
-            self.scope.bind(target.value, Binding(ASSIGN, node, value))
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind_target(element.value, node, None)
-        elif isinstance(target, cst.StarredElement):
+    def _bind_target(self, target: ast.AST, node: ast.AST, value) -> None:
+        if isinstance(target, ast.Name):
+            self.scope.bind(target.id, Binding(ASSIGN, node, value))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._bind_target(element, node, None)
+        elif isinstance(target, ast.Starred):
             self._bind_target(target.value, node, None)
 
 
-def dotted_name(node: cst.BaseExpression) -> str:
-    """`a.b.c` for a dotted name (an import's module, an attribute chain), else ""."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{dotted_name(node.value)}.{node.attr.value}"
+def dotted_name(node: ast.AST) -> str:
+    """`a.b.c` for a dotted name (an attribute chain), else ""."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{dotted_name(node.value)}.{node.attr}"
     return ""
 
 
-def collect(scope: Scope, body: cst.CSTNode, walrus_possible: bool = True) -> None:
-    """Add the bindings of `body` (a statement block or expression) to `scope`.
-
-    Only a walrus can bind a name inside an expression, so when the script has no `:=` the
-    walk visits statements alone (a libcst visitor would rebuild every expression node too)."""
-    collector = BindingCollector(scope, scope.binding_scope())
-    if walrus_possible:
-        body.visit(collector)
+def collect(scope: Scope, body, walrus_possible: bool = True) -> None:
+    """Add the bindings of `body` (a statement list or an expression) to `scope`. Only a walrus
+    can bind a name inside an expression, so when the script has no `:=` expressions are not
+    walked."""
+    collector = BindingCollector(scope, scope.binding_scope(), walrus_possible)
+    if isinstance(body, list):
+        collector.statements(body)
     else:
-        _walk_statements(collector, body)
+        collector.expression(body)
 
 
-_SMALL_BINDERS = {
-    cst.Assign: BindingCollector.visit_Assign, cst.AnnAssign: BindingCollector.visit_AnnAssign,
-    cst.AugAssign: BindingCollector.visit_AugAssign, cst.Del: BindingCollector.visit_Del,
-    cst.Import: BindingCollector.visit_Import, cst.ImportFrom: BindingCollector.visit_ImportFrom,
-}
-
-
-def _walk_statements(collector: BindingCollector, node: cst.CSTNode) -> None:
-    if isinstance(node, (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)):
-        for statement in node.body:
-            _walk_statements(collector, statement)
-    elif isinstance(node, cst.SimpleStatementLine):
-        for small in node.body:
-            binder = _SMALL_BINDERS.get(type(small))
-            if binder is not None:
-                binder(collector, small)
-    elif isinstance(node, cst.FunctionDef):
-        collector.visit_FunctionDef(node)
-    elif isinstance(node, cst.ClassDef):
-        collector.visit_ClassDef(node)
-    elif isinstance(node, cst.If):
-        _walk_statements(collector, node.body)
-        if node.orelse is not None:
-            _walk_statements(collector, node.orelse if isinstance(node.orelse, cst.If) else node.orelse.body)
-    elif isinstance(node, (cst.For, cst.While)):
-        if isinstance(node, cst.For):
-            collector.visit_For(node)
-        _walk_statements(collector, node.body)
-        if node.orelse is not None:
-            _walk_statements(collector, node.orelse.body)
-    elif isinstance(node, (cst.Try, cst.TryStar)):
-        _walk_statements(collector, node.body)
-        for handler in node.handlers:
-            collector.visit_ExceptHandler(handler)
-            _walk_statements(collector, handler.body)
-        for part in (node.orelse, node.finalbody):
-            if part is not None:
-                _walk_statements(collector, part.body)
-    elif isinstance(node, cst.With):
-        for item in node.items:
-            if item.asname is not None:
-                collector._bind_target(item.asname.name, node, None)
-        _walk_statements(collector, node.body)
-
-
-def bind_targets(scope: Scope, target: cst.BaseExpression, node: cst.CSTNode) -> None:
+def bind_targets(scope: Scope, target: ast.AST, node: ast.AST) -> None:
     """Bind the names of an assignment target (comprehension `for` targets, parameters)."""
     BindingCollector(scope, scope)._bind_target(target, node, None)

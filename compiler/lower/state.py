@@ -1,6 +1,6 @@
 """This module defines `LoweringState`, the declared state of one lowering walk.
 
-Lowering is one walk over the libcst tree, written as four mixins (`StatementLowering`,
+Lowering is one walk over CPython's syntax tree, written as four mixins (`StatementLowering`,
 `ExpressionLowering`, `FacadeLowering`, `ExceptionClassLowering`) and `Lowerer`
 (`compiler.lower.lowerer`), which combines them. The mixins have no state of their own: they
 read and update the walk's, and this base class, which each of them derives from, says what
@@ -11,10 +11,7 @@ methods of the parts and of `Lowerer`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-import libcst as cst
-from libcst.metadata import CodeRange
+import ast
 
 from dwf.grammar.meta import Meta
 
@@ -23,6 +20,7 @@ from dwf.compiler.diagnostics import DiagnosticSink
 from dwf.compiler.effect_rules import Facts
 from dwf.compiler.lower.scopes import Scope
 from dwf.compiler.parse import ParsedModule
+from dwf.compiler.positions import SourceMap
 from dwf.compiler.source import Span
 
 
@@ -31,7 +29,7 @@ class LoweringState:
 
     # The input and where findings go.
     parsed: ParsedModule
-    positions: Mapping[cst.CSTNode, CodeRange]
+    positions: SourceMap
     sink: DiagnosticSink
     # What the walk produces besides the IR: facts for the effect rules, the site table, the
     # per-kind site counters, the literal commands and the schemas of typed asks.
@@ -53,13 +51,13 @@ class LoweringState:
     # there is no meta block: `args[...]` is then not checked) and its assignment.
     meta_value: Meta
     meta_arg_names: set[str] | None
-    _meta_node: cst.Assign | None
+    _meta_node: ast.Assign | None
     # Pre-pass results: actors bound to names, unused awaitables to report at the end, the
     # script's TypedDicts, exception classes, `typing` imports and type aliases.
     actor_bindings: dict[tuple[int, str], str]
     pending_unused: list[tuple[Scope, str, Span, str]]
-    typeddicts: dict[str, cst.ClassDef]
-    exception_classes: dict[str, cst.ClassDef]
+    typeddicts: dict[str, ast.ClassDef]
+    exception_classes: dict[str, ast.ClassDef]
     typing_names: dict[str, str]
     type_aliases: set[str]
     # Whether the text has a `:=` at all (most scripts do not: the walrus scan is skipped).

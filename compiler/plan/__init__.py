@@ -1,5 +1,5 @@
 """The approval screen: the analyses and views of what a person approves. It reads the IR only
-(no libcst, nothing of `compiler.lower`: an import contract keeps it so).
+(no syntax tree, nothing of `compiler.lower`: an import contract keeps it so).
 
 - `statics.py`: walks over the IR and module constants.
 - `taint.py`: the abstract values of the data-flow analysis.

@@ -10,7 +10,7 @@ of those. A filtered comprehension, a slice, a parameter or any result of an eff
 static size, and the approval screen says "one per item" instead of guessing.
 
 `module_constants` is the IR twin of `compiler.lower.constants.ModuleConstants`, which reads the
-libcst tree for schema synthesis before any IR exists; both take the methods that change their
+syntax tree for schema synthesis before any IR exists; both take the methods that change their
 receiver from `grammar.builtins.MUTATING_METHODS`.
 """
 

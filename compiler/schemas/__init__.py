@@ -44,10 +44,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import libcst as cst
+import ast
 
 from dwf.compiler.diagnostics import DiagnosticSink
-from dwf.compiler.lower.literals import short_source, source_key, string_value
+from dwf.compiler.lower.literals import is_ellipsis, is_name_constant, is_plain_string, string_value
 from dwf.compiler.rules.schemas import InvalidTypedDict, ReturnsNotConstant
 from dwf.compiler.rules.syntax import NonTypedDictClass
 from dwf.compiler.schemas.literals import SCHEMA_DIALECT, LiteralSchemaEvaluator
@@ -81,12 +81,12 @@ class _Broken(Exception):
 class SchemaBuilder(TypeExpressionTranslator):
     """Synthesizes and checks result schemas for one script; see the module docstring."""
 
-    def __init__(self, *, typeddicts: dict[str, cst.ClassDef], typing_names: dict[str, str],
-                 constants: dict[str, cst.BaseExpression], span_of: Callable[[cst.CSTNode], Span],
-                 sink: DiagnosticSink) -> None:
+    def __init__(self, *, typeddicts: dict[str, ast.ClassDef], typing_names: dict[str, str],
+                 constants: dict[str, ast.expr], span_of: Callable[[ast.AST], Span],
+                 sink: DiagnosticSink, positions) -> None:
         super().__init__(typeddicts=typeddicts, typing_names=typing_names, constants=constants,
-                         span_of=span_of, sink=sink)
-        self._literal_schemas = LiteralSchemaEvaluator(constants, self._report)
+                         span_of=span_of, sink=sink, positions=positions)
+        self._literal_schemas = LiteralSchemaEvaluator(constants, self._report, positions, self.short_source)
         self._checked = False
         self._decls: dict[str, _Decl] = {}
         self._visiting: set[str] = set()
@@ -109,32 +109,32 @@ class SchemaBuilder(TypeExpressionTranslator):
             self._declare(name)
         self._recursive = _on_cycles({name: decl.refs for name, decl in self._decls.items()})
 
-    def for_returns(self, expr: cst.BaseExpression) -> tuple[str, dict] | None:
+    def for_returns(self, expr: ast.expr) -> tuple[str, dict] | None:
         """Schema for a `returns=` argument: (key, canonical schema) or None after reporting."""
         self.check_declarations()
-        if isinstance(expr, cst.Dict):
+        if isinstance(expr, ast.Dict):
             return self._literal_schemas.evaluate(expr)
-        if isinstance(expr, cst.Name) and self._is_constant(expr.value):
-            value = self._constants[expr.value]
-            while isinstance(value, cst.Name) and self._is_constant(value.value):
-                value = self._constants[value.value]
-            if isinstance(value, cst.Dict):
-                if expr.value not in self._literals:
-                    self._literals[expr.value] = self._literal_schemas.evaluate(value)
-                return self._literals[expr.value]
+        if isinstance(expr, ast.Name) and self._is_constant(expr.id):
+            value = self._constants[expr.id]
+            while isinstance(value, ast.Name) and self._is_constant(value.id):
+                value = self._constants[value.id]
+            if isinstance(value, ast.Dict):
+                if expr.id not in self._literals:
+                    self._literals[expr.id] = self._literal_schemas.evaluate(value)
+                return self._literals[expr.id]
             if not is_type_like(value) and not self._is_typevar(value):
-                self._report(ReturnsNotConstant, expr, hint=f"`{expr.value}` is bound to a value that is "
+                self._report(ReturnsNotConstant, expr, hint=f"`{expr.id}` is bound to a value that is "
                              "neither a type nor a dict literal")
                 return None
-        if not is_type_like(expr) and not isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+        if not is_type_like(expr) and not is_plain_string(expr):
             self._report(ReturnsNotConstant, expr, hint="pass a type such as `list[Finding]`, or a JSON Schema "
                          "dict built from literals and top-level constants")
             return None
-        if isinstance(expr, cst.Name) and self._looks_like_variable(expr.value):
-            self._report(ReturnsNotConstant, expr, hint=f"`{expr.value}` is not a compile-time constant: bind the "
+        if isinstance(expr, ast.Name) and self._looks_like_variable(expr.id):
+            self._report(ReturnsNotConstant, expr, hint=f"`{expr.id}` is not a compile-time constant: bind the "
                          "schema dict once at the top level and never reassign or mutate it")
             return None
-        key = source_key(expr)
+        key = self.source_key(expr)
         if key in self._results:
             return self._results[key]
         schema = self._type(expr, "$")
@@ -173,11 +173,11 @@ class SchemaBuilder(TypeExpressionTranslator):
         refs: set[str] = set()
         bases_ok = True
         if getattr(cls, "type_parameters", None) is not None:
-            self._report(InvalidTypedDict, cls.name, detail=f"TypedDict `{name}` cannot be generic",
+            self._report(InvalidTypedDict, self._positions.name_span(cls, name), detail=f"TypedDict `{name}` cannot be generic",
                          hint="declare one TypedDict per concrete shape")
         for arg in cls.bases:
-            base = arg.value
-            base_name = base.value if isinstance(base, cst.Name) and not arg.star else None
+            base = arg.value if isinstance(arg, ast.Starred) else arg
+            base_name = base.id if isinstance(arg, ast.Name) else None
             if base_name is not None and base_name not in self._typeddicts and \
                     self._typing.get(base_name) == "TypedDict":
                 continue
@@ -198,15 +198,15 @@ class SchemaBuilder(TypeExpressionTranslator):
                 continue
             close = difflib.get_close_matches(base_name or "", [*self._typeddicts, "TypedDict"], n=1, cutoff=0.6)
             self._report(InvalidTypedDict, base, detail=f"TypedDict `{name}` has an unsupported base "
-                         f"`{source_key(base)}`",
+                         f"`{self.source_key(base)}`",
                          hint=f"did you mean `{close[0]}`?" if close else
                          "a TypedDict may inherit only from `TypedDict` and other TypedDicts of the script")
             bases_ok = False
         total = True
         for arg in cls.keywords:
-            keyword = arg.keyword.value if arg.keyword is not None else None
-            if keyword == "total" and isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
-                total = arg.value.value == "True"
+            keyword = arg.arg
+            if keyword == "total" and (is_name_constant(arg.value, True) or is_name_constant(arg.value, False)):
+                total = arg.value.value is True
             elif keyword == "total":
                 self._report(InvalidTypedDict, arg.value, detail="`total=` must be `True` or `False`",
                              hint="write `total=False` to make every field of this class optional")
@@ -219,16 +219,14 @@ class SchemaBuilder(TypeExpressionTranslator):
         self._decls[name] = decl
         return decl
 
-    def _read_body(self, name: str, cls: cst.ClassDef, fields: dict[str, _Field], origin: dict[str, str],
+    def _read_body(self, name: str, cls: ast.ClassDef, fields: dict[str, _Field], origin: dict[str, str],
                    total: bool, refs: set[str]) -> str | None:
-        statements: list[cst.CSTNode] = []
-        for stmt in cls.body.body:
-            statements.extend(stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt])
+        statements = cls.body
         description = None
         previous: _Field | None = None
         for index, stmt in enumerate(statements):
             field_before, previous = previous, None
-            if isinstance(stmt, cst.Expr) and isinstance(stmt.value, (cst.SimpleString, cst.ConcatenatedString)):
+            if isinstance(stmt, ast.Expr) and is_plain_string(stmt.value):
                 text = string_value(stmt.value)
                 if isinstance(text, str):
                     if index == 0:
@@ -236,10 +234,10 @@ class SchemaBuilder(TypeExpressionTranslator):
                     elif field_before is not None:
                         field_before.description = clean_description(text)
                     continue
-            if isinstance(stmt, cst.Pass) or (isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Ellipsis)):
+            if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and is_ellipsis(stmt.value)):
                 continue
-            if isinstance(stmt, cst.AnnAssign) and isinstance(stmt.target, cst.Name):
-                fname = stmt.target.value
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                fname = stmt.target.id
                 if stmt.value is not None:
                     self._report(InvalidTypedDict, stmt.value, detail=f"TypedDict field `{fname}` has a default "
                                  "value", hint="remove the default; mark optional fields `NotRequired[...]`")
@@ -250,29 +248,29 @@ class SchemaBuilder(TypeExpressionTranslator):
                     continue
                 saved, self._refs = self._refs, refs
                 try:
-                    schema, required = self._field_type(stmt.annotation.annotation, f"{name}.{fname}", total)
+                    schema, required = self._field_type(stmt.annotation, f"{name}.{fname}", total)
                 finally:
                     self._refs = saved
                 previous = fields[fname] = _Field(fname, schema, required)
                 origin[fname] = name
                 continue
-            if isinstance(stmt, cst.Assign) and all(isinstance(t.target, cst.Name) for t in stmt.targets):
-                fname = stmt.targets[0].target.value
+            if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+                fname = stmt.targets[0].id
                 self._report(NonTypedDictClass, stmt, detail=f"TypedDict field `{fname}` has no annotation",
                              help=f"write `{fname}: <type>`")
                 continue
             self._report(NonTypedDictClass, stmt, detail=f"TypedDict `{name}` may contain only annotated fields, "
-                         f"docstrings and `pass`, not {_describe_statement(stmt)}")
+                         f"docstrings and `pass`, not {_describe_statement(stmt, self.short_source)}")
         return description
 
-    def _field_type(self, node: cst.BaseExpression, path: str, total: bool) -> tuple[Schema | None, bool]:
+    def _field_type(self, node: ast.expr, path: str, total: bool) -> tuple[Schema | None, bool]:
         """A field annotation: `Required`/`NotRequired` and `Annotated` may wrap the type."""
         required: bool | None = None
         descriptions: list[str | None] = []
         saved = self._anchor
         try:
             while True:
-                if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+                if is_plain_string(node):
                     parsed = self._parse_forward(node, path)
                     if parsed is None:
                         return None, total
@@ -421,11 +419,15 @@ def _on_cycles(graph: dict[str, set[str]]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _describe_statement(stmt: cst.CSTNode) -> str:
-    target = short_source(stmt.target) if isinstance(stmt, cst.AnnAssign) else ""
-    kinds = {cst.FunctionDef: "a method", cst.ClassDef: "a nested class", cst.If: "an `if` statement",
-             cst.For: "a `for` loop", cst.While: "a `while` loop", cst.Try: "a `try` statement",
-             cst.With: "a `with` statement", cst.Assign: "an assignment", cst.AugAssign: "an assignment",
-             cst.AnnAssign: f"an annotated assignment to `{target}`",
-             cst.Import: "an import", cst.ImportFrom: "an import", cst.Expr: "an expression statement"}
-    return kinds.get(type(stmt), f"a `{type(stmt).__name__}` statement")
+_LIBCST_NAMES = {"Delete": "Del", "AsyncFor": "For", "AsyncWith": "With"}  # the names messages have used
+
+
+def _describe_statement(stmt: ast.stmt, short_source) -> str:
+    target = short_source(stmt.target) if isinstance(stmt, ast.AnnAssign) else ""
+    kinds = {ast.FunctionDef: "a method", ast.AsyncFunctionDef: "a method", ast.ClassDef: "a nested class",
+             ast.If: "an `if` statement", ast.For: "a `for` loop", ast.While: "a `while` loop",
+             ast.Try: "a `try` statement", ast.With: "a `with` statement", ast.Assign: "an assignment",
+             ast.AugAssign: "an assignment", ast.AnnAssign: f"an annotated assignment to `{target}`",
+             ast.Import: "an import", ast.ImportFrom: "an import", ast.Expr: "an expression statement"}
+    name = type(stmt).__name__
+    return kinds.get(type(stmt), f"a `{_LIBCST_NAMES.get(name, name)}` statement")

@@ -26,10 +26,10 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
-import libcst as cst
+import ast
 
 from dwf.compiler.ir import canonical_json
-from dwf.compiler.lower.literals import NOT_LITERAL, literal_value, short_source, string_value
+from dwf.compiler.lower.literals import NOT_LITERAL, literal_value, string_value
 from dwf.compiler.rules.base import Rule
 from dwf.compiler.rules.schemas import InvalidSchemaLiteral, ReturnsNotConstant
 
@@ -66,17 +66,19 @@ def _meta_validator():
 class LiteralSchemaEvaluator:
     """Evaluates and checks the literal schemas of one script; see the module docstring."""
 
-    def __init__(self, constants: Mapping[str, cst.BaseExpression],
-                 report: Callable[..., None]) -> None:
+    def __init__(self, constants: Mapping[str, ast.expr], report: Callable[..., None], positions=None,
+                 short_source: Callable[[ast.AST], str] | None = None) -> None:
+        self._positions = positions
+        self._short_source = short_source
         self._constants = constants
         self._report_to_builder = report  # `report(rule, node, **fields)`
         self._errors = 0
 
-    def evaluate(self, root: cst.BaseExpression) -> tuple[str, dict] | None:
+    def evaluate(self, root: ast.expr) -> tuple[str, dict] | None:
         """(key, canonical schema) for a literal schema, or None after reporting."""
         before = self._errors
-        locations: dict[tuple, cst.CSTNode] = {}
-        key_locations: dict[tuple, cst.CSTNode] = {}
+        locations: dict[tuple, ast.AST] = {}
+        key_locations: dict[tuple, ast.AST] = {}
         value = self._constant(root, (), locations, key_locations, [])
         if self._errors != before or value is _NOT_CONSTANT:
             return None
@@ -89,44 +91,44 @@ class LiteralSchemaEvaluator:
         digest = hashlib.sha256(canonical_json(schema).encode("utf-8")).hexdigest()
         return "schema:" + digest[:12], schema
 
-    def _report(self, rule: type[Rule], node: cst.CSTNode, **fields: object) -> None:
+    def _report(self, rule: type[Rule], node: ast.AST, **fields: object) -> None:
         self._errors += 1
         self._report_to_builder(rule, node, **fields)
 
-    def _constant(self, node: cst.BaseExpression, path: tuple, locations: dict, key_locations: dict,
+    def _constant(self, node: ast.expr, path: tuple, locations: dict, key_locations: dict,
                   stack: list[str]) -> Any:
         """Evaluate a compile-time constant, recording the source node of every JSON position."""
         locations[path] = node
-        if isinstance(node, cst.Dict):
+        if isinstance(node, ast.Dict):
             result: dict[str, Any] = {}
             literal_keys: set[str] = set()
-            for element in node.elements:
-                if isinstance(element, cst.StarredDictElement):
-                    spread = self._constant(element.value, path, locations, key_locations, stack)
+            for key_node, value_node in zip(node.keys, node.values):
+                if key_node is None:
+                    spread = self._constant(value_node, path, locations, key_locations, stack)
                     locations[path] = node
                     if isinstance(spread, dict):
                         result.update(spread)
                     elif spread is not _NOT_CONSTANT:
-                        self._report(ReturnsNotConstant, element.value, hint="`**` needs a constant dict")
+                        self._report(ReturnsNotConstant, value_node, hint="`**` needs a constant dict")
                     continue
-                key = self._constant(element.key, path + ("<key>",), {}, {}, stack)
+                key = self._constant(key_node, path + ("<key>",), {}, {}, stack)
                 if key is _NOT_CONSTANT:
                     continue
                 if not isinstance(key, str):
-                    self._report(InvalidSchemaLiteral, element.key, path=_format_path(path),
+                    self._report(InvalidSchemaLiteral, key_node, path=_format_path(path),
                                  detail="JSON object keys must be strings")
                     continue
                 if key in literal_keys:
-                    self._report(InvalidSchemaLiteral, element.key, path=_format_path(path + (key,)),
+                    self._report(InvalidSchemaLiteral, key_node, path=_format_path(path + (key,)),
                                  detail=f"key `{key}` appears twice")
                 literal_keys.add(key)
-                key_locations[path + (key,)] = element.key
-                result[key] = self._constant(element.value, path + (key,), locations, key_locations, stack)
+                key_locations[path + (key,)] = key_node
+                result[key] = self._constant(value_node, path + (key,), locations, key_locations, stack)
             return _NOT_CONSTANT if any(v is _NOT_CONSTANT for v in result.values()) else result
-        if isinstance(node, (cst.List, cst.Tuple)):
+        if isinstance(node, (ast.List, ast.Tuple)):
             items: list[Any] = []
-            for element in node.elements:
-                if isinstance(element, cst.StarredElement):
+            for element in node.elts:
+                if isinstance(element, ast.Starred):
                     spread = self._constant(element.value, path + (len(items),), {}, {}, stack)
                     if isinstance(spread, list):
                         for offset in range(len(spread)):
@@ -135,18 +137,16 @@ class LiteralSchemaEvaluator:
                     elif spread is not _NOT_CONSTANT:
                         self._report(ReturnsNotConstant, element.value, hint="`*` needs a constant list")
                     continue
-                items.append(self._constant(element.value, path + (len(items),), locations, key_locations, stack))
+                items.append(self._constant(element, path + (len(items),), locations, key_locations, stack))
             return _NOT_CONSTANT if any(v is _NOT_CONSTANT for v in items) else items
-        if isinstance(node, cst.Name):
-            if node.value in ("True", "False", "None"):
-                return {"True": True, "False": False, "None": None}[node.value]
-            if node.value in self._constants and node.value not in stack:
-                stack.append(node.value)
+        if isinstance(node, ast.Name):
+            if node.id in self._constants and node.id not in stack:
+                stack.append(node.id)
                 try:
-                    return self._constant(self._constants[node.value], path, locations, key_locations, stack)
+                    return self._constant(self._constants[node.id], path, locations, key_locations, stack)
                 finally:
                     stack.pop()
-            self._report(ReturnsNotConstant, node, hint=f"`{node.value}` is not a compile-time constant: use a "
+            self._report(ReturnsNotConstant, node, hint=f"`{node.id}` is not a compile-time constant: use a "
                          "top-level name bound once to a literal and never reassigned or mutated")
             return _NOT_CONSTANT
         value = literal_value(node, numbers=True)
@@ -158,10 +158,10 @@ class LiteralSchemaEvaluator:
         if isinstance(string_value(node), bytes):
             self._report(InvalidSchemaLiteral, node, path=_format_path(path), detail="bytes are not JSON")
             return _NOT_CONSTANT
-        if isinstance(node, cst.Set):
+        if isinstance(node, ast.Set):
             self._report(InvalidSchemaLiteral, node, path=_format_path(path), detail="a set is not JSON; use a list")
             return _NOT_CONSTANT
-        self._report(ReturnsNotConstant, node, hint=f"`{short_source(node)}` is computed at run time; build the "
+        self._report(ReturnsNotConstant, node, hint=f"`{self._short_source(node)}` is computed at run time; build the "
                      "schema from literals and top-level constants only")
         return _NOT_CONSTANT
 

@@ -34,13 +34,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import libcst as cst
+import ast
 
 from dwf.compiler.diagnostics import DiagnosticSink
-from dwf.compiler.lower.literals import NOT_LITERAL, literal_value, short_source, source_key, string_value
+from dwf.compiler.lower.literals import NOT_LITERAL, is_ellipsis, is_plain_string, literal_value, string_value
+from dwf.compiler.lower.literals import short_source as _short_source, source_key as _source_key
 from dwf.compiler.rules.base import Rule
 from dwf.compiler.rules.schemas import DictKeyNotStr, TooManyUnionMembers, UnknownTypeName, UnsupportedType
-from dwf.compiler.source import Span
+from dwf.compiler.positions import SourceMap
+from dwf.compiler.source import SourceFile, Span
 
 MAX_UNION_MEMBERS = 100
 
@@ -112,30 +114,38 @@ class TypeExpressionTranslator:
     """Translates the type expressions of one script into schemas under construction and
     reports what cannot be one; see the module docstring."""
 
-    def __init__(self, *, typeddicts: dict[str, cst.ClassDef], typing_names: dict[str, str],
-                 constants: dict[str, cst.BaseExpression], span_of: Callable[[cst.CSTNode], Span],
-                 sink: DiagnosticSink) -> None:
+    def __init__(self, *, typeddicts: dict[str, ast.ClassDef], typing_names: dict[str, str],
+                 constants: dict[str, ast.expr], span_of: Callable[[ast.AST], Span],
+                 sink: DiagnosticSink, positions) -> None:
+        self._positions = positions
         self._typeddicts = typeddicts
         self._typing = typing_names
         self._constants = constants
         self._span_of = span_of
         self._sink = sink
         self._errors = 0
-        self._anchor: cst.CSTNode | None = None  # span for nodes parsed from a forward reference
+        self._anchor: ast.AST | None = None  # span for nodes parsed from a forward reference
         self._refs: set[str] | None = None  # collects TypedDict references of the field being built
         self._aliases: dict[str, tuple[Schema | None, frozenset[str]]] = {}
         self._alias_stack: list[str] = []
 
     # ------------------------------------------------------------------ reporting
 
-    def _report(self, rule: type[Rule], node: cst.CSTNode, **fields: object) -> None:
+    def _report(self, rule: type[Rule], node: ast.AST | Span, **fields: object) -> None:
         self._errors += 1
-        self._sink.report(rule, self._span_of(self._anchor or node), **fields)
+        where = self._anchor or node
+        self._sink.report(rule, where if isinstance(where, Span) else self._span_of(where), **fields)
 
-    def _unsupported(self, node: cst.CSTNode, path: str, detail: str, hint: str) -> None:
+    def _unsupported(self, node: ast.AST, path: str, detail: str, hint: str) -> None:
         self._report(UnsupportedType, node, path=path, detail=detail, hint=hint)
 
-    def _unknown_name(self, node: cst.CSTNode, name: str, path: str) -> None:
+    def source_key(self, node: ast.AST) -> str:
+        return _source_key(node, self._positions)
+
+    def short_source(self, node: ast.AST) -> str:
+        return _short_source(node, self._positions)
+
+    def _unknown_name(self, node: ast.AST, name: str, path: str) -> None:
         """DWF401 for names that are known not to be JSON types, DWF402 for the rest."""
         if name in _UNSUPPORTED:
             detail, hint = _UNSUPPORTED[name]
@@ -157,15 +167,15 @@ class TypeExpressionTranslator:
 
     # ------------------------------------------------------------------ type expressions
 
-    def _type(self, node: cst.BaseExpression, path: str) -> Schema | None:
-        if isinstance(node, cst.Name):
+    def _type(self, node: ast.expr, path: str) -> Schema | None:
+        if is_name_like(node):
             return self._named(node, path)
-        if isinstance(node, cst.Subscript):
+        if isinstance(node, ast.Subscript):
             return self._subscript(node, path)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             members = [self._type(operand, path) for operand in _union_operands(node)]
             return self._union(members, node, path)
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        if is_plain_string(node):
             parsed = self._parse_forward(node, path)
             if parsed is None:
                 return None
@@ -174,17 +184,16 @@ class TypeExpressionTranslator:
                 return self._type(parsed, path)
             finally:
                 self._anchor = saved
-        if isinstance(node, cst.Attribute):
-            self._unknown_name(node, source_key(node) if node.attr.value not in _UNSUPPORTED else node.attr.value,
-                               path)
+        if isinstance(node, ast.Attribute):
+            self._unknown_name(node, self.source_key(node) if node.attr not in _UNSUPPORTED else node.attr, path)
             return None
-        self._unsupported(node, path, f"`{short_source(node)}` is not a type",
+        self._unsupported(node, path, f"`{self.short_source(node)}` is not a type",
                           "use `str`, `int`, `float`, `bool`, `None`, `object`, `list[...]`, `dict[str, ...]`, "
                           "`Literal[...]` or a TypedDict")
         return None
 
-    def _named(self, node: cst.Name, path: str) -> Schema | None:
-        name = node.value
+    def _named(self, node: ast.expr, path: str) -> Schema | None:
+        name = name_of(node)
         if name == "None":
             return {"type": "null"}
         if name in self._typeddicts:
@@ -212,7 +221,7 @@ class TypeExpressionTranslator:
         self._unknown_name(node, name, path)
         return None
 
-    def _alias(self, node: cst.Name, name: str, path: str) -> Schema | None:
+    def _alias(self, node: ast.Name, name: str, path: str) -> Schema | None:
         value = self._constants[name]
         if name in self._aliases:
             schema, refs = self._aliases[name]
@@ -227,7 +236,7 @@ class TypeExpressionTranslator:
             self._unsupported(node, path, _TYPEVAR[0].format(name=name), _TYPEVAR[1])
             return None
         if not is_type_like(value):
-            if isinstance(value, cst.Dict):
+            if isinstance(value, ast.Dict):
                 self._unsupported(node, path, f"`{name}` is a JSON Schema dict, which can only be the whole "
                                   "`returns=` argument", "declare the shape as a TypedDict to use it inside a type")
             else:
@@ -248,16 +257,16 @@ class TypeExpressionTranslator:
             outer_refs |= refs
         return schema
 
-    def _subscript(self, node: cst.Subscript, path: str) -> Schema | None:
+    def _subscript(self, node: ast.Subscript, path: str) -> Schema | None:
         head = node.value
-        if not isinstance(head, cst.Name):
-            if isinstance(head, cst.Attribute):
+        if not is_name_like(head):
+            if isinstance(head, ast.Attribute):
                 self._type(head, path)  # reports the unknown or unsupported dotted name
             else:
-                self._unsupported(node, path, f"`{short_source(node)}` is not a type",
+                self._unsupported(node, path, f"`{self.short_source(node)}` is not a type",
                                   "write `list[T]`, `dict[str, T]`, `Literal[...]` and so on")
             return None
-        name = head.value
+        name = name_of(head)
         if name in self._typeddicts:
             self._unsupported(node, path, f"TypedDict `{name}` is not generic", f"write `{name}`")
             return None
@@ -290,22 +299,22 @@ class TypeExpressionTranslator:
         self._named(head, path)  # reports why this typing construct is not a result type
         return None
 
-    def _arguments(self, node: cst.Subscript, path: str, count: int | None = None) -> list | None:
+    def _arguments(self, node: ast.Subscript, path: str, count: int | None = None) -> list | None:
         args = []
-        for element in node.slice:
-            if not isinstance(element.slice, cst.Index) or element.slice.star is not None:
-                self._unsupported(element, path, f"`{short_source(element)}` is not a type argument",
+        for element in _subscript_elements(node, getattr(node, "dwf_positions", self._positions)):
+            if isinstance(element, (ast.Slice, ast.Starred)):
+                self._unsupported(element, path, f"`{self.short_source(element)}` is not a type argument",
                                   "write type arguments separated by commas")
                 return None
-            args.append(element.slice.value)
+            args.append(element)
         if count is not None and len(args) != count:
-            head = short_source(node.value)
+            head = self.short_source(node.value)
             self._unsupported(node, path, f"`{head}[...]` takes {count} type argument"
                               f"{'s' if count > 1 else ''}, not {len(args)}", f"write `{head}[T]`")
             return None
         return args
 
-    def _container(self, kind: str, node: cst.CSTNode, args: list | None, path: str) -> Schema | None:
+    def _container(self, kind: str, node: ast.AST, args: list | None, path: str) -> Schema | None:
         if kind == "list":
             if args is not None and len(args) != 1:
                 self._unsupported(node, path, f"`list[...]` takes 1 type argument, not {len(args)}",
@@ -332,19 +341,19 @@ class TypeExpressionTranslator:
                                                                                plain_key["enum"]):
                 schema["propertyNames"] = plain_key
                 return schema
-            self._report(DictKeyNotStr, args[0], path=path, key=short_source(args[0]))
+            self._report(DictKeyNotStr, args[0], path=path, key=self.short_source(args[0]))
             return None
         # tuple
         if args is None:
             return {"type": "array", "items": {}}
-        if len(args) == 2 and isinstance(args[1], cst.Ellipsis):
+        if len(args) == 2 and is_ellipsis(args[1]):
             items = self._type(args[0], path + "[]")
             return None if items is None else {"type": "array", "items": items}
-        if len(args) == 1 and isinstance(args[0], cst.Tuple) and not args[0].elements:
+        if len(args) == 1 and isinstance(args[0], ast.Tuple) and not args[0].elts:
             return {"type": "array", "maxItems": 0}
         positions = []
         for index, arg in enumerate(args):
-            if isinstance(arg, cst.Ellipsis):
+            if is_ellipsis(arg):
                 self._unsupported(arg, path, "`...` is allowed only as `tuple[T, ...]`",
                                   "write `tuple[T, ...]` or list every position")
                 positions.append(None)
@@ -354,21 +363,21 @@ class TypeExpressionTranslator:
             return None
         return {"type": "array", "prefixItems": positions, "minItems": len(args), "maxItems": len(args)}
 
-    def _literal_type(self, node: cst.Subscript, path: str) -> Schema | None:
+    def _literal_type(self, node: ast.Subscript, path: str) -> Schema | None:
         values: list[Any] = []
         ok = True
         pending = self._arguments(node, path)
         if pending is None:
             return None
         for arg in pending:
-            if isinstance(arg, cst.Subscript) and self._typing_head(arg) == "Literal":
+            if isinstance(arg, ast.Subscript) and self._typing_head(arg) == "Literal":
                 nested = self._literal_type(arg, path)
                 ok &= nested is not None
                 values.extend(nested["enum"] if nested else [])
                 continue
             value = literal_value(arg)
             if value is NOT_LITERAL:
-                self._unsupported(arg, path, f"`{short_source(arg)}` cannot be a `Literal` member",
+                self._unsupported(arg, path, f"`{self.short_source(arg)}` cannot be a `Literal` member",
                                   "`Literal` members are str, int or bool literals, or `None`")
                 ok = False
             else:
@@ -379,7 +388,7 @@ class TypeExpressionTranslator:
             return None
         return {"enum": values} if ok else None
 
-    def _annotated(self, node: cst.Subscript, path: str) -> tuple[cst.BaseExpression, str | None] | None:
+    def _annotated(self, node: ast.Subscript, path: str) -> tuple[ast.expr, str | None] | None:
         args = self._arguments(node, path)
         if args is None:
             return None
@@ -390,7 +399,7 @@ class TypeExpressionTranslator:
             return None
         return args[0], clean_description(texts[0]) or None
 
-    def _union(self, members: list[Schema | None], node: cst.CSTNode, path: str) -> Schema | None:
+    def _union(self, members: list[Schema | None], node: ast.AST, path: str) -> Schema | None:
         if any(m is None for m in members):
             return None
         flat: list[Schema] = []
@@ -430,14 +439,14 @@ class TypeExpressionTranslator:
             return None
         return result
 
-    def _parse_forward(self, node: cst.BaseExpression, path: str) -> cst.BaseExpression | None:
+    def _parse_forward(self, node: ast.expr, path: str) -> ast.expr | None:
         text = string_value(node)
         try:
             if not isinstance(text, str):
                 raise ValueError
-            return cst.parse_expression(text.strip())
-        except (cst.ParserSyntaxError, ValueError):
-            self._unsupported(node, path, f"`{short_source(node)}` is not a type expression",
+            return parse_forward_reference(text.strip())
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            self._unsupported(node, path, f"`{self.short_source(node)}` is not a type expression",
                               "a string in a type is a forward reference such as `\"Step\"`")
             return None
 
@@ -458,14 +467,14 @@ class TypeExpressionTranslator:
         return (name not in self._typeddicts and name not in self._typing and name not in _PRIMITIVES
                 and name not in ("None", "list", "tuple", "dict") and name in self._constants)
 
-    def _is_typevar(self, value: cst.BaseExpression) -> bool:
-        return (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
-                and self._typing.get(value.func.value) in _TYPEVAR_FACTORIES)
+    def _is_typevar(self, value: ast.expr) -> bool:
+        return (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                and self._typing.get(value.func.id) in _TYPEVAR_FACTORIES)
 
-    def _typing_head(self, node: cst.BaseExpression) -> str | None:
+    def _typing_head(self, node: ast.expr) -> str | None:
         """The typing name a subscript's head resolves to (`NR[int]` → `NotRequired`)."""
-        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
-            name = node.value.value
+        if isinstance(node, ast.Subscript) and is_name_like(node.value):
+            name = name_of(node.value)
             if name not in self._typeddicts:
                 return self._typing.get(name)
         return None
@@ -474,19 +483,46 @@ class TypeExpressionTranslator:
 # ---------------------------------------------------------------------- helpers
 
 
-def is_type_like(node: cst.BaseExpression) -> bool:
+def is_name_like(node: ast.AST) -> bool:
+    """A name, or one of the constants libcst read as names (`None`, `True`, `False`)."""
+    return isinstance(node, ast.Name) or (isinstance(node, ast.Constant) and (node.value is None or node.value is True
+                                                                               or node.value is False))
+
+
+def name_of(node: ast.AST) -> str:
+    return node.id if isinstance(node, ast.Name) else repr(node.value)
+
+
+def is_type_like(node: ast.expr) -> bool:
     """Whether an expression has the shape of a type: a name, a dotted name, a subscript or a
     `|` union."""
-    return isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)) or (
-        isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr))
+    return is_name_like(node) or isinstance(node, (ast.Attribute, ast.Subscript)) or (
+        isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr))
+
+
+def _subscript_elements(node: ast.Subscript, positions) -> list[ast.expr]:
+    """The elements of a subscript's index as written: `x[a, b]` has two, `x[(a, b)]` one."""
+    index = node.slice
+    if isinstance(index, ast.Tuple) and not positions.is_parenthesized(index):
+        return list(index.elts)
+    return [index]
+
+
+def parse_forward_reference(text: str) -> ast.expr:
+    """A forward reference's expression, its nodes carrying the `SourceMap` of its own text."""
+    tree = compile(text, "<forward reference>", "eval", ast.PyCF_ONLY_AST, dont_inherit=True)
+    positions = SourceMap(SourceFile("<forward reference>", text))
+    for node in ast.walk(tree):
+        node.dwf_positions = positions
+    return tree.body
 
 
 def _member_key(schema: Schema) -> str:
     return json.dumps(schema, sort_keys=True, default=lambda ref: ["$ref", ref.name, ref.extra])
 
 
-def _union_operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+def _union_operands(node: ast.expr) -> list[ast.expr]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         return _union_operands(node.left) + _union_operands(node.right)
     return [node]
 

@@ -1,7 +1,7 @@
 """This module defines the compile cache (`CompileCache`) and `compile_script`, the one way the
 runtime compiles a script: a workspace keeps the compile results of the scripts it ran or planned
 under `.dwf/cache/`, so running, resuming or planning an unchanged script loads its analyzed
-program from one file instead of parsing it (libcst is not even imported).
+program from one file instead of parsing it (the parser and the lowering are not even imported).
 
 What an entry is. The cached artifact is the whole `CompileResult` of a script compiled as a
 script (not a snippet): its diagnostics (warnings are shown again on a hit; a script with errors
@@ -81,7 +81,7 @@ class CompileCache:
             with contextlib.suppress(OSError):  # recently used entries outlive the pruning
                 os.utime(self.entry_path(text))
             return found
-        from dwf.compiler.compile import compile_source  # deferred: start-up (libcst)
+        from dwf.compiler.compile import compile_source  # deferred: start-up (the front end)
 
         result = compile_source(text, path)
         if key is not None:
@@ -156,12 +156,12 @@ def compile_script(script: str | bytes, path: str, cache: CompileCache | None = 
         try:
             script = script.decode("utf-8")
         except UnicodeDecodeError:
-            from dwf.compiler.compile import compile_bytes  # deferred: start-up (libcst)
+            from dwf.compiler.compile import compile_bytes  # deferred: start-up (the front end)
 
             return compile_bytes(script, path)  # its diagnostic says where the bad byte is
     if cache is not None:
         return cache.compile(script, path)
-    from dwf.compiler.compile import compile_source  # deferred: start-up (libcst)
+    from dwf.compiler.compile import compile_source  # deferred: start-up (the front end)
 
     return compile_source(script, path)
 

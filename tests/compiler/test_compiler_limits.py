@@ -1,4 +1,4 @@
-"""The compiler's limits (`compiler.limits`, DWF003): checked before libcst sees the text, so
+"""The compiler's limits (`compiler.limits`, DWF003): checked before the text is lowered, so
 `dwfc check` answers every input with diagnostics and never dies of a signal."""
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ def codes(text: str) -> list[str]:
 
 
 def test_a_ten_thousand_term_chain_is_a_diagnostic_not_a_segfault(tmp_path):
-    # libcst's native parser nests each `and` one level deeper and overflows the C stack near
-    # 8,000 levels: before the pre-check this was exit 139 (SIGSEGV).
+    # libcst's native parser (the front end before #18) overflowed the C stack near 8,000 levels:
+    # before the pre-check this was exit 139 (SIGSEGV); the IR still nests each `and` a level deeper.
     script = tmp_path / "bomb.dwf.py"
     script.write_text(META + "x = " + " and ".join(["a"] * 10_000) + "\n")
     done = subprocess.run([DWFC, "check", str(script)], capture_output=True, text=True, timeout=120)

@@ -10,19 +10,21 @@ import re
 import textwrap
 from collections import Counter
 
+import ast
+
 import jsonschema
-import libcst as cst
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from dwf.compiler import ir
 from dwf.compiler.compile import compile_source
 from dwf.compiler.diagnostics import DiagnosticSink
 from dwf.compiler.plan.statics import iter_nodes
+from dwf.compiler.positions import SourceMap
 from dwf.compiler.schemas import SCHEMA_DIALECT, SchemaBuilder
-from dwf.compiler.source import Span
+from dwf.compiler.schemas.types import parse_forward_reference
+from dwf.compiler.source import SourceFile
 
 S = SCHEMA_DIALECT
 STR, INT, NUM, BOOL, NULL = ({"type": t} for t in ("string", "integer", "number", "boolean", "null"))
@@ -37,31 +39,30 @@ class Script:
 
     def __init__(self, source: str, header: bool = False) -> None:
         self.source = (HEADER if header else "") + textwrap.dedent(source).strip() + "\n"
-        module = cst.parse_module(self.source)
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        module = ast.parse(self.source)
+        positions = SourceMap(SourceFile("<test>", self.source))
         typing_names: dict[str, str] = {}
-        typeddicts: dict[str, cst.ClassDef] = {}
-        values: dict[str, cst.BaseExpression] = {}
+        typeddicts: dict[str, ast.ClassDef] = {}
+        values: dict[str, ast.expr] = {}
         bound: Counter[str] = Counter()
         for stmt in module.body:
-            if isinstance(stmt, cst.ClassDef) and any(
-                isinstance(b.value, cst.Name) and (typing_names.get(b.value.value) == "TypedDict"
-                                                   or b.value.value in typeddicts) for b in stmt.bases):
-                typeddicts[stmt.name.value] = stmt
-            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-                if isinstance(small, cst.ImportFrom) and getattr(small.module, "value", "") == "typing":
-                    for alias in small.names:
-                        typing_names[(alias.asname.name if alias.asname else alias.name).value] = alias.name.value
-                elif isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
-                    values[small.targets[0].target.value] = small.value
-                    bound[small.targets[0].target.value] += 1
-                elif isinstance(small, (cst.Assign, cst.AugAssign, cst.Expr)):  # `X[k] = v`, `X.append(v)`
-                    bound[re.match(r"\w*", cst.Module([]).code_for_node(small)).group()] += 1
+            if isinstance(stmt, ast.ClassDef) and any(
+                isinstance(b, ast.Name) and (typing_names.get(b.id) == "TypedDict" or b.id in typeddicts)
+                for b in stmt.bases):
+                typeddicts[stmt.name] = stmt
+            if isinstance(stmt, ast.ImportFrom) and stmt.module == "typing":
+                for alias in stmt.names:
+                    typing_names[alias.asname or alias.name] = alias.name
+            elif isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+                values[stmt.targets[0].id] = stmt.value
+                bound[stmt.targets[0].id] += 1
+            elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr)):  # `X[k] = v`, `X.append(v)`
+                bound[re.match(r"\w*", positions.code(stmt)).group()] += 1
         self.sink = DiagnosticSink()
         self.builder = SchemaBuilder(
             typeddicts=typeddicts, typing_names=typing_names,
             constants={name: value for name, value in values.items() if bound[name] == 1},
-            span_of=lambda node: Span.from_code_range(positions[node]), sink=self.sink)
+            span_of=positions.span, sink=self.sink, positions=positions)
         self.builder.check_declarations()
         self.returns = [arg.value for arg in _returns_args(module)]
         self.results = [self.builder.for_returns(expr) for expr in self.returns]
@@ -75,16 +76,10 @@ class Script:
         return [d.help for d in self.sink.sorted()]
 
 
-def _returns_args(module: cst.Module) -> list[cst.Arg]:
-    found: list[cst.Arg] = []
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Arg(self, node: cst.Arg) -> None:
-            if node.keyword is not None and node.keyword.value == "returns":
-                found.append(node)
-
-    module.visit(Visitor())
-    return found
+def _returns_args(module: ast.Module) -> list[ast.keyword]:
+    calls = [node for node in ast.walk(module) if isinstance(node, ast.Call)]
+    calls.sort(key=lambda call: (call.lineno, call.col_offset))
+    return [keyword for call in calls for keyword in call.keywords if keyword.arg == "returns"]
 
 
 HEADER = "from typing import Annotated, Literal, NotRequired, Optional, Required, TypedDict, Union\n"
@@ -468,9 +463,10 @@ def test_constants_are_not_consulted_for_ordinary_types():
 
     script = Script(FINDING, header=True)
     builder = SchemaBuilder(typeddicts=script.builder._typeddicts, typing_names=script.builder._typing,
-                            constants=Untouchable(), span_of=script.builder._span_of, sink=DiagnosticSink())
+                            constants=Untouchable(), span_of=script.builder._span_of, sink=DiagnosticSink(),
+                            positions=script.builder._positions)
     for source in ["list[Finding]", "Optional[dict[str, tuple[int, ...]]]", "Literal['a'] | None", "str", "object"]:
-        assert builder.for_returns(cst.parse_expression(source)) is not None
+        assert builder.for_returns(parse_forward_reference(source)) is not None  # nodes with their own SourceMap
 
 
 # ---------------------------------------------------------------------- literal dict schemas
@@ -834,12 +830,13 @@ def test_base_typos_and_inheritance_cycles():
     assert script.diagnostics == [(4, 12, "DWF406", "TypedDict `B` has an unsupported base `TypeDict`")]
     assert script.helps == ["did you mean `TypedDict`?"]
     # Python cannot even define a cycle, but the builder must not loop on one.
-    module = cst.parse_module("class P(Q):\n    a: int\nclass Q(P):\n    b: int\n")
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    text = "class P(Q):\n    a: int\nclass Q(P):\n    b: int\n"
+    module = ast.parse(text)
+    positions = SourceMap(SourceFile("<test>", text))
     sink = DiagnosticSink()
-    classes = {stmt.name.value: stmt for stmt in module.body}
+    classes = {stmt.name: stmt for stmt in module.body}
     builder = SchemaBuilder(typeddicts=classes, typing_names={}, constants={},
-                            span_of=lambda node: Span.from_code_range(positions[node]), sink=sink)
+                            span_of=positions.span, sink=sink, positions=positions)
     builder.check_declarations()
     assert [(d.span.line, d.span.column, d.code, d.message) for d in sink.sorted()] == [
         (3, 9, "DWF406", "TypedDict `Q` inherits from itself through `P`")]

@@ -3,7 +3,7 @@
 jsonschema is imported only when a script needs it (`# deferred: start-up`): a meta block that
 `compiler.meta.plainly_valid` cannot vouch for, or a literal `returns={...}` schema (issue #18;
 a valid meta block loaded it before), so `dwfc` starts and compiles most scripts without it; the
-readers of compiled programs (the plan, the renderers, `CompileResult`) load neither libcst nor
+readers of compiled programs (the plan, the renderers, `CompileResult`) load neither the parser nor
 the lowering.
 """
 
@@ -46,4 +46,5 @@ def test_compiling_a_script_loads_jsonschema_when_it_needs_it():
 def test_the_readers_of_compiled_programs_load_no_front_end():
     imports = ("import dwf.compiler.plan.document, dwf.compiler.plan.text, dwf.compiler.plan.html, "
                "dwf.compiler.render, dwf.compiler.result")
-    assert loaded(imports, ("libcst", "dwf.compiler.lower", "dwf.compiler.lower.lowerer")) == []
+    assert loaded(imports, ("dwf.compiler.parse", "dwf.compiler.positions", "dwf.compiler.lower",
+                            "dwf.compiler.lower.lowerer")) == []

@@ -1,5 +1,5 @@
 """`grammar/dwf.lark` is the normative statement of DWF's syntax: on every fixture, example and
-fuzz case the lark parser and the libcst front end must agree on whether the text is DWF syntax.
+fuzz case the lark parser and the front end (CPython's `ast`) must agree on whether the text is DWF syntax.
 
 The front end's syntax verdict is "no diagnostic of a syntax code": `DWF001` (not Python) and the
 syntax-subset rules the grammar states (`SYNTAX_CODES`). The other `DWF1xx` rules (`DWF106`
@@ -63,7 +63,6 @@ def test_token_soup(tokens):
     assert_same_verdict("".join(tokens))
 
 
-@pytest.mark.xfail(strict=True, reason="known divergence: libcst cannot parse a backslash continuation "
-                                       "that starts a dedented line; CPython and the grammar accept it")
 def test_backslash_starting_a_dedented_line():
+    # libcst, the front end until #18, could not parse this; CPython and the grammar accept it.
     assert_same_verdict('def f():\n    return 1\n\\\ndef g():\n    pass\n')

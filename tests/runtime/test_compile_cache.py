@@ -1,7 +1,8 @@
 """The compile cache (`engine/compile_cache.py`): a hit gives exactly what a fresh compile gives;
 a truncated, tampered, foreign (another user's key), other-version or misplaced entry is ignored
 and rebuilt, never trusted; and `dwfc run`, `resume` and `plan` of an unchanged script, and the
-saved workflows it calls, start without importing libcst (checked in fresh processes)."""
+saved workflows it calls, start without loading the front end, parser or lowering (checked in
+fresh processes)."""
 
 from __future__ import annotations
 
@@ -284,7 +285,8 @@ def test_bytes_that_are_not_utf8_get_the_compilers_diagnostic(cache):
 PROBE = """import json, sys
 from dwf.runtime.cli.main import main
 code = main(sys.argv[1:])
-print(json.dumps({"code": code, "loaded": [m for m in ("libcst", "dwf.compiler.lower") if m in sys.modules]}))
+FRONT_END = ("dwf.compiler.parse", "dwf.compiler.lower")
+print(json.dumps({"code": code, "loaded": [m for m in FRONT_END if m in sys.modules]}))
 """
 
 
@@ -315,17 +317,17 @@ def probe(workspace: Path, *argv: str) -> tuple[int, list[str], str]:
 RUN = ("run", "cached.dwf.py", "--yes", "--agent", "scripted:fast.json", "--progress", "json")
 
 
-def test_a_cached_run_start_does_not_import_libcst(workspace):
+def test_a_cached_run_start_does_not_load_the_front_end(workspace):
     code, loaded, _ = probe(workspace, *RUN)  # compiles into the cache in `.dwf/` (its saved workflow's)
-    assert code == 0 and loaded == ["libcst", "dwf.compiler.lower"]
+    assert code == 0 and loaded == ["dwf.compiler.parse", "dwf.compiler.lower"]
     code, loaded, output = probe(workspace, *RUN)
     assert code == 0 and loaded == []
     assert json.loads(output)["value"] == {"first": True, "second": "more", "slow": "done"}
 
 
-def test_a_cached_plan_does_not_import_libcst(workspace):
+def test_a_cached_plan_does_not_load_the_front_end(workspace):
     code, loaded, first = probe(workspace, "plan", "cached.dwf.py")  # a workspace with .dwf/ only
-    assert code == 0 and "libcst" in loaded
+    assert code == 0 and "dwf.compiler.parse" in loaded
     code, loaded, _ = probe(workspace, "plan", "cached.dwf.py")
     assert code == 0 and loaded == []
     code, loaded, second = probe(workspace, "plan", "cached.dwf.py")
@@ -351,7 +353,7 @@ def test_a_called_and_a_saved_workflow_hit_the_cache(workspace):
     assert json.loads(output)["value"] == "Hello!"
 
 
-def test_a_cached_resume_does_not_import_libcst(workspace, tmp_path):
+def test_a_cached_resume_does_not_load_the_front_end(workspace, tmp_path):
     log = tmp_path / "calls.log"
     process = subprocess.Popen([str(DWFC), *RUN[:4], "scripted:slow.json", "--progress", "json"], cwd=workspace,
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -334,7 +334,7 @@ def test_limit_errors_name_the_line() -> None:
 
 
 def test_deeply_nested_source_does_not_crash_the_process() -> None:
-    """Source nested past what libcst's native parser survives must be a diagnostic, never a
+    """Source nested past what a recursive parser or pass survives must be a diagnostic, never a
     crashed process (run in a subprocess so a crash cannot take the test session down)."""
     code = ("import sys\nsys.path.insert(0, 'tests/runtime')\nfrom runner import compile_snippet\n"
             "r = compile_snippet('x = ' + '[' * 5000 + ']' * 5000)\nprint(r.program is None)")

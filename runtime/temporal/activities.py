@@ -77,7 +77,8 @@ class DwfActivities:
     async def _world(self, run_id: str) -> LocalWorld:
         world = self.worlds.get(run_id)
         if world is None:
-            data = await self.client.get_workflow_handle(run_id).query(contract.QUERY_PROGRAM)
+            data = contract.decode(await self.client.get_workflow_handle(run_id).query(contract.QUERY_PROGRAM,
+                                                                                       result_type=str))
             programs = [ir.from_json(data["program"]), *(ir.from_json(p) for p in data["called"].values())]
             world = LocalWorld(self.workspace, allowed_commands=frozenset(data["commands"]),
                                sandbox=Sandbox.from_environment(network=bool(programs[0].meta.get("network", False))),
@@ -88,7 +89,10 @@ class DwfActivities:
         return world
 
     @activity.defn(name=contract.ASK)
-    async def ask(self, data: dict) -> dict:
+    async def ask(self, text: str) -> str:
+        return contract.encode(await self._ask(contract.decode(text)))
+
+    async def _ask(self, data: dict) -> dict:
         actor = ActorSpec(**data["actor"])
         request = AskRequest(data["run_id"], actor, data["site"], data["key"], data["instructions"], data["schema"],
                              data["label"], tuple(data["commands"]))
@@ -131,7 +135,10 @@ class DwfActivities:
                 "session": session_box[-1] if session_box else None, "touched": bool(touched)}
 
     @activity.defn(name=contract.READ)
-    async def read(self, data: dict) -> dict:
+    async def read(self, text: str) -> str:
+        return contract.encode(await self._read(contract.decode(text)))
+
+    async def _read(self, data: dict) -> dict:
         world = await self._world(data["run_id"])
         try:
             return {"value": to_journal(await world.read(data["op"], Record.from_journal(data["args"]), {}))}
@@ -139,7 +146,10 @@ class DwfActivities:
             return _error(error)
 
     @activity.defn(name=contract.COMMAND)
-    async def command(self, data: dict) -> dict:
+    async def command(self, text: str) -> str:
+        return contract.encode(await self._command(contract.decode(text)))
+
+    async def _command(self, data: dict) -> dict:
         world = await self._world(data["run_id"])
         try:
             return {"value": to_journal(await world.run(data["cmd"], data["args"], data["timeout_s"]))}
@@ -147,7 +157,10 @@ class DwfActivities:
             return _error(error)
 
     @activity.defn(name=contract.ARTIFACT)
-    async def artifact(self, data: dict) -> dict:
+    async def artifact(self, text: str) -> str:
+        return contract.encode(await self._artifact(contract.decode(text)))
+
+    async def _artifact(self, data: dict) -> dict:
         values = data["values"]
         options = {k: values.get(k) for k in ("title", "description")}
         try:
@@ -162,12 +175,18 @@ class DwfActivities:
         return {"value": to_journal(ref)}
 
     @activity.defn(name=contract.REPORT)
-    async def report(self, data: dict) -> dict:
+    async def report(self, text: str) -> str:
+        return contract.encode(await self._report(contract.decode(text)))
+
+    async def _report(self, data: dict) -> dict:
         self.store.append_report(data["run_id"], data["site"], data["key"], data["item"], data["artifact"])
         return {}
 
     @activity.defn(name=contract.DASHBOARD)
-    async def dashboard(self, data: dict) -> dict:
+    async def dashboard(self, text: str) -> str:
+        return contract.encode(await self._dashboard(contract.decode(text)))
+
+    async def _dashboard(self, data: dict) -> dict:
         self.store.declare_dashboard(data["run_id"], data["id"], data["kind"], data["spec"])
         return {}
 

@@ -25,7 +25,8 @@ STATUS = {WorkflowExecutionStatus.RUNNING: "running", WorkflowExecutionStatus.CO
 
 async def submit(client: Client, run_input: dict, *, task_queue: str = contract.DEFAULT_TASK_QUEUE):
     """Start the run (`contract.run_input`); returns its workflow handle."""
-    return await client.start_workflow(contract.WORKFLOW, run_input, id=run_input["run_id"], task_queue=task_queue)
+    return await client.start_workflow(contract.WORKFLOW, contract.encode(run_input), id=run_input["run_id"],
+                                       task_queue=task_queue, result_type=str)
 
 
 async def follow(handle, listeners: list[Callable[[dict], Any]]) -> RunOutcome:
@@ -36,7 +37,7 @@ async def follow(handle, listeners: list[Callable[[dict], Any]]) -> RunOutcome:
         while True:
             done = result_task.done()
             try:
-                events = await handle.query(contract.QUERY_EVENTS, seen)
+                events = contract.decode(await handle.query(contract.QUERY_EVENTS, seen, result_type=str))
             except RPCError:  # no worker has the run yet, or the server restarts: ask again
                 events = []
             for event in events:
@@ -48,7 +49,7 @@ async def follow(handle, listeners: list[Callable[[dict], Any]]) -> RunOutcome:
                 break
             await asyncio.wait({result_task}, timeout=POLL_S)
         try:
-            data = result_task.result()
+            data = contract.decode(result_task.result())
         except WorkflowFailureError as error:
             return RunOutcome(handle.id, "errored", error=f"InternalError: the workflow failed: {error.cause or error}")
     finally:

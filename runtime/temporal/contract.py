@@ -9,7 +9,9 @@ It imports nothing of temporalio, so the command line can name these without loa
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
+from typing import Any
 
 from dwf.compiler import ir
 
@@ -22,6 +24,7 @@ ASK, READ, COMMAND, ARTIFACT, REPORT, DASHBOARD = ("dwf.ask", "dwf.read", "dwf.c
 # Signals the client (or an ask activity) sends the run, and the queries it answers.
 SIGNAL_CANCEL, SIGNAL_ANSWER, SIGNAL_ESCALATE = "cancel", "answer", "escalate"
 QUERY_EVENTS, QUERY_NODES, QUERY_PROGRAM, QUERY_ANSWER, QUERY_STATE = "events", "nodes", "program", "answer", "state"
+QUERY_INPUTS = "inputs"  # the journaled inputs of some effects, by key
 
 # An ask heartbeats every HEARTBEAT_S; a worker that stops (killed, partitioned) is noticed after
 # HEARTBEAT_TIMEOUT and its asks in flight are dispatched again on another worker.
@@ -30,6 +33,17 @@ HEARTBEAT_TIMEOUT = timedelta(seconds=4)
 ASK_TIMEOUT = timedelta(hours=6)  # one ask, all its turns and escalations
 WORLD_TIMEOUT = timedelta(minutes=30)  # a read or command (a command has its own timeout_s inside)
 ESCALATION_POLL_S = 0.25
+
+
+def encode(value: Any) -> str:
+    """A payload as JSON text. Temporal's JSON converter sorts object keys; DWF dicts keep their
+    insertion order (a script sees it, and input hashes cover it), so every payload crosses as text."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def decode(text: str) -> Any:
+    """The value `encode` wrote."""
+    return json.loads(text)
 
 
 def run_input(prepared, run_id: str, *, max_concurrency: int | None, budget: int | None,

@@ -12,8 +12,8 @@ through: they hold no state between runs and do no I/O here (the journal is a `M
 
 Signals: `cancel(reason)` stops the run as `stopped(reason)`; `escalate` (from an ask activity
 whose actor asked the owner) raises the escalation through the engine; `answer` (from
-`dwfc answer`) answers it. Queries: `events(after)`, `nodes()`, `program()`, `answer(key)`,
-`state()`.
+`dwfc answer`) answers it. Queries: `events(after)`, `nodes()`, `inputs(keys)`, `program()`,
+`answer(key)`, `state()`.
 """
 
 from __future__ import annotations
@@ -58,13 +58,14 @@ def _outcome(result: dict) -> Any:
 
 async def _activity(name: str, key: str, payload: dict, *, timeout, heartbeat=None) -> Any:
     try:
-        result = await workflow.execute_activity(name, payload, activity_id=key, start_to_close_timeout=timeout,
-                                                 heartbeat_timeout=heartbeat, retry_policy=WORKER_RETRY)
+        result = await workflow.execute_activity(name, contract.encode(payload), activity_id=key, start_to_close_timeout=timeout,
+                                                 heartbeat_timeout=heartbeat, retry_policy=WORKER_RETRY,
+                                                 result_type=str)
     except ActivityError as error:
         cause = error.cause
         message = cause.message if isinstance(cause, ApplicationError) else str(cause or error)
         raise FatalError("InternalError", f"{key}: {message}") from None
-    return _outcome(result)
+    return _outcome(contract.decode(result))
 
 
 class ActivityAgentPort:
@@ -77,9 +78,10 @@ class ActivityAgentPort:
                    "instructions": request.instructions, "schema": request.schema, "label": request.label,
                    "commands": list(request.commands)}
         try:
-            result = await workflow.execute_activity(
-                contract.ASK, payload, activity_id=request.key, start_to_close_timeout=contract.ASK_TIMEOUT,
-                heartbeat_timeout=contract.HEARTBEAT_TIMEOUT, retry_policy=WORKER_RETRY)
+            result = contract.decode(await workflow.execute_activity(
+                contract.ASK, contract.encode(payload), activity_id=request.key,
+                start_to_close_timeout=contract.ASK_TIMEOUT, heartbeat_timeout=contract.HEARTBEAT_TIMEOUT,
+                retry_policy=WORKER_RETRY, result_type=str))
         except ActivityError as error:
             cause = error.cause
             message = cause.message if isinstance(cause, ApplicationError) else str(cause or error)
@@ -119,12 +121,13 @@ class ActivityArtifacts:
 
     def append_report(self, run_id: str, site: str, key: str, item: Any, artifact: str | None) -> None:
         self.pending.append(workflow.start_activity(
-            contract.REPORT, {"run_id": run_id, "site": site, "key": key, "item": item, "artifact": artifact},
+            contract.REPORT, contract.encode({"run_id": run_id, "site": site, "key": key, "item": item,
+                                              "artifact": artifact}),
             activity_id=key, start_to_close_timeout=contract.WORLD_TIMEOUT, retry_policy=WORKER_RETRY))
 
     def declare(self, run_id: str, key: str, artifact_id: Any, kind: str, spec: Any) -> None:
         self.pending.append(workflow.start_activity(
-            contract.DASHBOARD, {"run_id": run_id, "id": artifact_id, "kind": kind, "spec": spec},
+            contract.DASHBOARD, contract.encode({"run_id": run_id, "id": artifact_id, "kind": kind, "spec": spec}),
             activity_id=key, start_to_close_timeout=contract.WORLD_TIMEOUT, retry_policy=WORKER_RETRY))
 
 
@@ -211,8 +214,8 @@ class DwfRunWorkflow:
         self.input: dict = {}
 
     @workflow.run
-    async def run(self, data: dict) -> dict:
-        self.input = data
+    async def run(self, text: str) -> str:
+        data = self.input = contract.decode(text)
         prepared = prepared_from_input(data)
         artifacts = ActivityArtifacts()
         request = StartRequest(agent_port=ActivityAgentPort(), prepared=prepared, artifacts=artifacts,
@@ -230,7 +233,7 @@ class DwfRunWorkflow:
                 await handle
             except ActivityError:
                 pass
-        return {**outcome.to_json(), "traceback": outcome.traceback, "usage": outcome.usage}
+        return contract.encode({**outcome.to_json(), "traceback": outcome.traceback, "usage": outcome.usage})
 
     @workflow.signal(name=contract.SIGNAL_CANCEL)
     def cancel(self, reason: str) -> None:
@@ -258,10 +261,8 @@ class DwfRunWorkflow:
         return self.answers.get(key)
 
     @workflow.query(name=contract.QUERY_EVENTS)
-    def events(self, after: int) -> list:
-        if self.run is None:
-            return []
-        return self.journal.events(self.run.id, after=after)
+    def events(self, after: int) -> str:
+        return contract.encode(self.journal.events(self.run.id, after=after) if self.run is not None else [])
 
     @workflow.query(name=contract.QUERY_NODES)
     def nodes(self) -> list:
@@ -270,9 +271,16 @@ class DwfRunWorkflow:
         return [{"site": n.site, "key": n.key, "kind": n.kind, "input_hash": n.input_hash, "status": n.status}
                 for n in self.journal.list_nodes(self.run.id, with_input=False)]
 
+    @workflow.query(name=contract.QUERY_INPUTS)
+    def inputs(self, keys: list) -> str:
+        wanted = set(keys)
+        return contract.encode({n.key: n.input for n in self.journal.list_nodes(self.run.id, with_input=True)
+                                if n.key in wanted} if self.run is not None else {})
+
     @workflow.query(name=contract.QUERY_PROGRAM)
-    def program(self) -> dict:
-        return {name: self.input.get(name) for name in ("run_id", "path", "program", "called", "commands")}
+    def program(self) -> str:
+        return contract.encode({name: self.input.get(name) for name in ("run_id", "path", "program", "called",
+                                                                         "commands")})
 
     @workflow.query(name=contract.QUERY_STATE)
     def state(self) -> dict:

@@ -40,15 +40,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return args.handler(args)
+        code = args.handler(args)
     except (UsageError, StateDirError) as error:  # StateDirError: a `.dwf` that is a symlink, refused
         print(screen(f"dwfc: error: {error}"), file=sys.stderr)  # it may quote a script's names
-        return EXIT_USAGE
+        code = EXIT_USAGE
     except KeyboardInterrupt:
         print("dwfc: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    cli_temporal.leave_if_sdk_loaded(code)
+    return code
 
 
 class _Parser(argparse.ArgumentParser):

@@ -69,7 +69,8 @@ def cmd_run(args) -> int:
     if temporal:
         from dwf.runtime.host.session import new_run_id  # deferred: start-up
 
-        outcome = run_on_temporal(args, prepared, progress, new_run_id(), {"spec": args.agent} if args.agent else None)
+        outcome = run_on_temporal(args, prepared, progress, new_run_id(), {"spec": args.agent} if args.agent else None,
+                                  session.ceilings)
         progress.finish(outcome)
         return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
     outcome = _execute_run(session, prepared, port, progress, args)

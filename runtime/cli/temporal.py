@@ -41,7 +41,22 @@ def add_parsers(commands) -> None:
     worker.set_defaults(handler=cmd_worker)
 
 
+_SDK_LOADED = False
+
+
+def leave_if_sdk_loaded(code: int) -> None:
+    """End the process now with `code` when this command used the Temporal SDK: its Rust runtime
+    can abort an exiting interpreter (`PyGILState_Release ... finalizing`, temporalio/sdk-python
+    #300), which would turn a finished command's exit code into SIGABRT. Output is flushed first."""
+    if _SDK_LOADED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
 def _sdk():
+    global _SDK_LOADED
+    _SDK_LOADED = True
     try:
         import dwf.runtime.temporal.client as client  # deferred: start-up (temporalio is optional)
         import dwf.runtime.temporal.contract as contract  # deferred: start-up (temporalio is optional)
@@ -98,11 +113,11 @@ def cmd_worker(args) -> int:
     return EXIT_OK
 
 
-def run_on_temporal(args, prepared, progress, run_id: str, agent_pin: dict | None):
+def run_on_temporal(args, prepared, progress, run_id: str, agent_pin: dict | None, ceilings=None):
     """Submit an approved run and follow it to its end; returns its RunOutcome."""
     async def action(client, client_module, contract):
         data = contract.run_input(prepared, run_id, max_concurrency=args.max_concurrency, budget=args.budget,
-                                  agent_pin=agent_pin)
+                                  agent_pin=agent_pin, ceilings=ceilings)
         handle = await client_module.submit(client, data, task_queue=args.task_queue)
         if args.progress == "text":
             progress.notice(f"run {run_id} submitted to {args.temporal} (task queue {args.task_queue})")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,9 @@ class DwfActivities:
             result: dict = {"value": value}
         except (ScriptError, FatalError) as error:
             result = _error(error)
+        except asyncio.CancelledError:  # the run was stopped: the agent call in flight ends here
+            print(f"dwfc: worker: ask {request.key} of run {request.run_id} cancelled", file=sys.stderr, flush=True)
+            raise
         finally:
             beat.cancel()
         return {**result, "usage": usage.to_json(), "progress": progress, "messages": messages,

@@ -35,6 +35,8 @@ async def follow(handle, listeners: list[Callable[[dict], Any]]) -> RunOutcome:
     result_task = asyncio.ensure_future(handle.result())
     try:
         while True:
+            if result_task.done() and isinstance(result_task.exception(), RPCError):
+                result_task = asyncio.ensure_future(handle.result())  # the server went away: wait again
             done = result_task.done()
             try:
                 events = contract.decode(await handle.query(contract.QUERY_EVENTS, seen, result_type=str))
@@ -96,8 +98,10 @@ async def show_run(client: Client, run_id: str) -> dict:
     handle = client.get_workflow_handle(run_id)
     description = await handle.describe()
     state = await handle.query(contract.QUERY_STATE)
-    status = STATUS.get(description.status, state["status"])
-    return {**state, "status": state["status"] if status == "running" else status}
+    # A workflow that ended normally holds the run's own status (completed, errored or stopped);
+    # one the server failed, terminated or timed out did not get to settle the run.
+    ended_normally = description.status in (WorkflowExecutionStatus.RUNNING, WorkflowExecutionStatus.COMPLETED)
+    return {**state, "status": state["status"] if ended_normally else STATUS[description.status]}
 
 
 async def run_nodes(client: Client, run_id: str) -> list[dict]:

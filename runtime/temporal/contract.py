@@ -47,7 +47,7 @@ def decode(text: str) -> Any:
 
 
 def run_input(prepared, run_id: str, *, max_concurrency: int | None, budget: int | None,
-              agent_pin: dict | None = None) -> dict:
+              agent_pin: dict | None = None, ceilings=None) -> dict:
     """The workflow input of a prepared run (`engine.PreparedRun` without problems)."""
     return {
         "run_id": run_id,
@@ -61,6 +61,8 @@ def run_input(prepared, run_id: str, *, max_concurrency: int | None, budget: int
         "max_concurrency": max_concurrency,
         "budget": budget,
         "agent_pin": agent_pin or {},
+        # the submitting host's ceilings (`engine.Ceilings`; None: the defaults)
+        "ceilings": {"max_agents": ceilings.max_agents, "max_concurrency": ceilings.max_concurrency} if ceilings else None,
     }
 
 

@@ -10,10 +10,12 @@ state between runs; the sandbox still refuses non-deterministic calls made from 
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 from pathlib import Path
 
 from temporalio.client import Client
+from temporalio.runtime import LogForwardingConfig, LoggingConfig, Runtime, TelemetryConfig, TelemetryFilter
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
@@ -27,9 +29,23 @@ SANDBOX = SandboxedWorkflowRunner(restrictions=SandboxRestrictions.default.with_
 DEFAULT_MAX_CONCURRENCY = 16
 
 
+_RUNTIME: Runtime | None = None
+
+
+def runtime() -> Runtime:
+    """The SDK runtime of this process: the core's log lines (its retries while a server restarts)
+    go to the `temporalio.core` logger, i.e. stderr, never to stdout, which `--progress json` owns."""
+    global _RUNTIME
+    if _RUNTIME is None:
+        logging_config = LoggingConfig(filter=TelemetryFilter(core_level="WARN", other_level="ERROR"),
+                                       forwarding=LogForwardingConfig(logger=logging.getLogger("temporalio.core")))
+        _RUNTIME = Runtime(telemetry=TelemetryConfig(logging=logging_config, metrics=None))
+    return _RUNTIME
+
+
 async def connect(address: str, namespace: str = contract.DEFAULT_NAMESPACE) -> Client:
     """A client of the Temporal server at `address` (HOST:PORT)."""
-    return await Client.connect(address, namespace=namespace)
+    return await Client.connect(address, namespace=namespace, runtime=runtime())
 
 
 def build_worker(client: Client, *, workspace: Path, agent: str | None, task_queue: str = contract.DEFAULT_TASK_QUEUE,

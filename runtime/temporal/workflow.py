@@ -18,6 +18,7 @@ whose actor asked the owner) raises the escalation through the engine; `answer` 
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
@@ -30,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
     import anyio._backends._asyncio  # noqa: F401 (loaded on first use otherwise, inside the sandbox)
 
     from dwf.compiler import ir
+    from dwf.runtime.engine.caps import Ceilings
     from dwf.runtime.engine.engine import Run
     from dwf.runtime.engine.prepare import PreparedRun
     from dwf.runtime.engine.request import StartRequest
@@ -56,11 +58,24 @@ def _outcome(result: dict) -> Any:
     return Record.from_journal(result.get("value"))
 
 
+async def _settled(handle) -> str:
+    """The result of an activity, awaited so that the engine can cancel it. A cancelled activity
+    handle ends only once the server confirmed, in a later activation; anyio's cancel scope would
+    re-deliver the cancellation in a busy loop meanwhile, which never yields (Temporal's deadlock
+    detector). So the run awaits a shield, which is cancelled at once, and asks the server to cancel
+    the activity; the worker learns it at the ask's next heartbeat and stops the agent call."""
+    try:
+        return await asyncio.shield(handle)
+    except asyncio.CancelledError:
+        handle.cancel()
+        raise
+
+
 async def _activity(name: str, key: str, payload: dict, *, timeout, heartbeat=None) -> Any:
     try:
-        result = await workflow.execute_activity(name, contract.encode(payload), activity_id=key, start_to_close_timeout=timeout,
-                                                 heartbeat_timeout=heartbeat, retry_policy=WORKER_RETRY,
-                                                 result_type=str)
+        result = await _settled(workflow.start_activity(name, contract.encode(payload), activity_id=key,
+                                                        start_to_close_timeout=timeout, heartbeat_timeout=heartbeat,
+                                                        retry_policy=WORKER_RETRY, result_type=str))
     except ActivityError as error:
         cause = error.cause
         message = cause.message if isinstance(cause, ApplicationError) else str(cause or error)
@@ -78,10 +93,10 @@ class ActivityAgentPort:
                    "instructions": request.instructions, "schema": request.schema, "label": request.label,
                    "commands": list(request.commands)}
         try:
-            result = contract.decode(await workflow.execute_activity(
+            result = contract.decode(await _settled(workflow.start_activity(
                 contract.ASK, contract.encode(payload), activity_id=request.key,
                 start_to_close_timeout=contract.ASK_TIMEOUT, heartbeat_timeout=contract.HEARTBEAT_TIMEOUT,
-                retry_policy=WORKER_RETRY, result_type=str))
+                retry_policy=WORKER_RETRY, result_type=str)))
         except ActivityError as error:
             cause = error.cause
             message = cause.message if isinstance(cause, ApplicationError) else str(cause or error)
@@ -150,13 +165,23 @@ class SignalQuestions:
 
 class TemporalRunHost(RunHost):
     """RunHost whose world reads, commands, artifacts, reports and dashboards are activities keyed
-    by the effect's occurrence key (asks go through `ActivityAgentPort`)."""
+    by the effect's occurrence key (asks go through `ActivityAgentPort`). World reads, which the
+    run's concurrency cap does not cover, are held to `READS_IN_FLIGHT` pending activities: Temporal
+    refuses more than 2,000 pending activities per workflow, and a fan-out may have 4,096 items."""
+
+    READS_IN_FLIGHT = 1000
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.read_slots = anyio.CapacityLimiter(self.READS_IN_FLIGHT)
 
     async def world_read(self, site: str, key: str, op: str, arguments: list) -> Any:
         async def execute(started):
-            await started()
-            return await _activity(contract.READ, key, {"run_id": self.id, "op": op, "args": to_journal(arguments)},
-                                   timeout=contract.WORLD_TIMEOUT)
+            async with self.read_slots:
+                await started()
+                return await _activity(contract.READ, key, {"run_id": self.id, "op": op,
+                                                            "args": to_journal(arguments)},
+                                       timeout=contract.WORLD_TIMEOUT)
 
         return await self._effect(site, key, "read", None, {"op": op, "args": arguments}, execute)
 
@@ -221,7 +246,8 @@ class DwfRunWorkflow:
         request = StartRequest(agent_port=ActivityAgentPort(), prepared=prepared, artifacts=artifacts,
                                questions=self.questions, journal=self.journal,
                                run_id=data["run_id"], max_concurrency=data.get("max_concurrency"),
-                               budget=data.get("budget"), agent_pin=data.get("agent_pin") or None)
+                               budget=data.get("budget"), agent_pin=data.get("agent_pin") or None,
+                               ceilings=Ceilings(**data["ceilings"]) if data.get("ceilings") else Ceilings())
         async with anyio.create_task_group() as group:
             self.run = TemporalRun(request, prepared, None, spawn=group.start_soon)
             if self.cancel_reason is not None:

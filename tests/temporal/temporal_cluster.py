@@ -69,12 +69,17 @@ def start_worker(address: str, queue: str, workspace: Path, fixture: Path, env: 
                  call_log: Path | None = None) -> subprocess.Popen:
     """A `dwfc worker` serving `queue` over `workspace` with the scripted port on `fixture`."""
     env = {**env, **({"DWF_SCRIPTED_CALL_LOG": str(call_log)} if call_log else {})}
-    worker = subprocess.Popen([str(DWFC), "worker", "--temporal", address, "--task-queue", queue,
-                               "--agent", f"scripted:{fixture}", "--max-concurrency", str(concurrency),
-                               "--workspace", str(workspace)], cwd=workspace, env=env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    line = worker.stderr.readline()
-    assert "worker serving" in line, f"the worker did not start: {line}{worker.stderr.read() if worker.poll() is not None else ''}"
+    log = workspace.parent / f"worker-{queue}-{free_port()}.log"  # a file: a pipe nobody drains would block it
+    with open(log, "w") as stderr:
+        worker = subprocess.Popen([str(DWFC), "worker", "--temporal", address, "--task-queue", queue,
+                                   "--agent", f"scripted:{fixture}", "--max-concurrency", str(concurrency),
+                                   "--workspace", str(workspace)], cwd=workspace, env=env, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=stderr, text=True)
+    worker.log = log
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while "worker serving" not in log.read_text():
+        assert worker.poll() is None and time.monotonic() < deadline, f"the worker did not start: {log.read_text()}"
+        time.sleep(0.1)
     return worker
 
 
@@ -86,7 +91,8 @@ def stop_worker(worker: subprocess.Popen) -> str:
             worker.wait(timeout=20)
         except subprocess.TimeoutExpired:
             worker.kill()
-    return worker.stderr.read() if worker.stderr else ""
+            worker.wait()
+    return worker.log.read_text()
 
 
 def run_on_temporal(address: str, queue: str, script: Path, workspace: Path, env: dict, args: dict | None = None,

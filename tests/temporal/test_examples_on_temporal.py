@@ -66,7 +66,9 @@ def test_example_gives_the_same_result_on_temporal(example, template, environmen
         worker_err = stop_worker(worker)
     assert on_temporal["status"] == here["status"], (on_temporal["error"], here["error"], worker_err)
     assert untimed(on_temporal["value"]) == untimed(here["value"])
-    assert untimed(on_temporal["reports"]) == untimed(here["reports"])
+    # Reports arrive in the order the script reaches `report()`; in a pipeline that is the order
+    # items finish their stages, which the agents' timing decides, here as locally.
+    assert sorted(map(json.dumps, untimed(on_temporal["reports"]))) == sorted(map(json.dumps, untimed(here["reports"])))
     assert on_temporal["usage"]["output_tokens"] == here["usage"]["output_tokens"]
     expected = local_nodes(local_ws, here["run_id"])
     assert {(site, key) for site, key, _ in effects} == {(site, key) for site, key, _ in expected}

@@ -21,7 +21,6 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES_DIR = ROOT / "examples"
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.dwf.py"))
 ARGS = {"triage-issues": {"team": "platform"}}
-LONG_RUNNING = {"fix-until-green.dwf.py", "migrate-modules.dwf.py"}  # several pytest runs each: started first
 # Examples whose commands print how long they took (pytest's "in 2.27s"): two runs of them differ
 # there, wherever they run, and so do the input hashes of the asks that quote that output.
 TIMED = re.compile(r"\bin \d+\.\d+s\b")
@@ -43,45 +42,23 @@ def template(tmp_path_factory) -> Path:
     return build_workspace(tmp_path_factory.mktemp("workspace-template") / "tasktool")
 
 
-@pytest.fixture(scope="module")
-def started(template, environment, dev_server, tmp_path_factory):
-    """Every example starts at once, locally and on Temporal (a worker of its own, with the
-    example's fixture, on a task queue of its own), each in its own copy of the workspace: they
-    spend most of their time in scripted delays and in `pytest`, so side by side keeps this lean."""
-    runs = {}
-    slowest_first = sorted(EXAMPLES, key=lambda p: p.name not in LONG_RUNNING)
-    try:
-        for example in slowest_first:
-            name = example.name.removesuffix(".dwf.py")
-            fixture = EXAMPLES_DIR / f"{name}.fixture.json"
-            root = tmp_path_factory.mktemp(name)
-            local_ws, remote_ws = root / "local" / "tasktool", root / "remote" / "tasktool"
-            shutil.copytree(template, local_ws, symlinks=True)
-            shutil.copytree(template, remote_ws, symlinks=True)
-            local = start_run(example, fixture, local_ws, environment, ARGS.get(name))
-            worker = start_worker(dev_server.address, f"examples-{name}", remote_ws, fixture, environment)
-            remote = run_on_temporal(dev_server.address, f"examples-{name}", example, remote_ws, environment,
-                                     ARGS.get(name))
-            runs[example.name] = (local, local_ws, worker, remote)
-        yield runs
-    finally:
-        for local, _, worker, remote in runs.values():
-            for process in (local, remote):
-                if process.poll() is None:
-                    process.kill()
-                    process.communicate()
-            stop_worker(worker)
-
-
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name.removesuffix(".dwf.py"))
-def test_example_gives_the_same_result_on_temporal(example, started, dev_server):
-    local, local_ws, worker, remote = started[example.name]
+def test_example_gives_the_same_result_on_temporal(example, template, environment, dev_server, tmp_path):
+    name = example.name.removesuffix(".dwf.py")
+    fixture = EXAMPLES_DIR / f"{name}.fixture.json"
+    local_ws, remote_ws = tmp_path / "local" / "tasktool", tmp_path / "remote" / "tasktool"
+    shutil.copytree(template, local_ws, symlinks=True)
+    shutil.copytree(template, remote_ws, symlinks=True)
+    local = start_run(example, fixture, local_ws, environment, ARGS.get(name))  # runs while the worker starts
+    worker = start_worker(dev_server.address, f"examples-{name}", remote_ws, fixture, environment)
     try:
-        remote_out, remote_err = remote.communicate(timeout=600)
+        remote = run_on_temporal(dev_server.address, f"examples-{name}", example, remote_ws, environment,
+                                 ARGS.get(name))
+        remote_out, remote_err = remote.communicate(timeout=300)
         assert remote_out.strip(), f"no result on Temporal; stderr:\n{remote_err}"
         on_temporal = json.loads(remote_out)
         effects = nodes_of(dev_server.address, on_temporal["run_id"])  # a query: answered by a worker
-        local_out, local_err = local.communicate(timeout=600)
+        local_out, local_err = local.communicate(timeout=300)
         here = json.loads(local_out)
         differing = sorted(key for site, key, digest in effects - local_nodes(local_ws, here["run_id"]))
         remote_inputs = inputs_of(dev_server.address, on_temporal["run_id"], differing)

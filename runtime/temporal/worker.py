@@ -52,9 +52,13 @@ def build_worker(client: Client, *, workspace: Path, agent: str | None, task_que
                  max_concurrency: int = DEFAULT_MAX_CONCURRENCY, model: str | None = None) -> Worker:
     """A worker (not started) for DWF runs on `task_queue`."""
     activities = DwfActivities(client, workspace, agent, model=model)
+    # debug_mode turns off Temporal's 2 s deadlock detector (the sandbox stays on): a workflow
+    # activation is bounded by DWF's own step and work limits, and the regex guard may run a
+    # pattern in a subprocess (runtime/interpreter/regex.py) that takes seconds on a loaded
+    # machine, which the detector would fail, retry and fail again.
     return Worker(client, task_queue=task_queue, workflows=[DwfRunWorkflow], activities=activities.definitions(),
                   workflow_runner=SANDBOX, max_concurrent_activities=max_concurrency,
-                  graceful_shutdown_timeout=contract.HEARTBEAT_TIMEOUT)
+                  graceful_shutdown_timeout=contract.HEARTBEAT_TIMEOUT, debug_mode=True)
 
 
 async def serve(address: str, *, namespace: str, task_queue: str, workspace: Path, agent: str | None,

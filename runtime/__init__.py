@@ -9,7 +9,8 @@
 - `host/`: workspace use cases shared by the CLI and the tool layer (saved, drafts, snippets, amend).
 - `tools/`: the host-agent tool layer and its MCP front end.
 - `viewer/`: the live run viewer `dwfc ui`, a local web app over the journal.
+- `temporal/`: runs on a Temporal cluster (`dwfc worker`, `dwfc run --temporal`; the optional `temporal` extra).
 - `cli/`: `dwfc`, the command line.
 """
 
-__all__ = ["cli", "engine", "host", "interpreter", "journal", "ports", "statedir", "tools", "values", "viewer"]
+__all__ = ["cli", "engine", "host", "interpreter", "journal", "ports", "statedir", "temporal", "tools", "values", "viewer"]

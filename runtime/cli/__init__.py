@@ -15,6 +15,7 @@ script is `dwf.runtime.cli.main:main`; `python -m dwf.runtime.cli` runs the same
 - `saved.py`: `dwfc save` and `dwfc saved`.
 - `eval.py`: `dwfc eval`.
 - `mcp.py`: `dwfc mcp`.
+- `temporal.py`: `dwfc worker` and the `--temporal` options of run, runs, show, cancel and answer.
 - `ui.py`: `dwfc ui`, the live run viewer (`dwf.runtime.viewer`) served on 127.0.0.1.
 - `progress.py`: the progress renderers of `dwfc run --progress`.
 - `driver.py`: `drive`, one start request run to settlement with signal handling.

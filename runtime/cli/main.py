@@ -23,6 +23,7 @@ from dwf.runtime.cli import mcp as cli_mcp
 from dwf.runtime.cli import plan as cli_plan
 from dwf.runtime.cli import runs as cli_runs
 from dwf.runtime.cli import saved as cli_saved
+from dwf.runtime.cli import temporal as cli_temporal
 from dwf.runtime.cli import ui as cli_ui
 from dwf.runtime.cli.check import cmd_check, cmd_explain, cmd_guide, cmd_rules
 from dwf.runtime.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
@@ -39,10 +40,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return args.handler(args)
+        code = args.handler(args)
     except (UsageError, StateDirError) as error:  # StateDirError: a `.dwf` that is a symlink, refused
         print(screen(f"dwfc: error: {error}"), file=sys.stderr)  # it may quote a script's names
-        return EXIT_USAGE
+        code = EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
     except Exception as error:
         # A damaged journal found while a command reads it: its JournalError names the file and
         # the remedy. Looked up, not imported: `dwfc --version` loads no journal code, and a
@@ -51,12 +54,12 @@ def main(argv: list[str] | None = None) -> int:
         if store is None or not isinstance(error, store.JournalError):
             raise
         print(screen(f"dwfc: error: {error}"), file=sys.stderr)
-        return EXIT_USAGE
+        code = EXIT_USAGE
     except KeyboardInterrupt:
         print("dwfc: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return EXIT_OK
+    cli_temporal.leave_if_sdk_loaded(code)
+    return code
 
 
 class _Parser(argparse.ArgumentParser):
@@ -94,11 +97,15 @@ def build_parser() -> argparse.ArgumentParser:
     answer.add_argument("question_id", metavar="QUESTION_ID")
     answer.add_argument("text", metavar="TEXT")
     answer.add_argument("--workspace", metavar="DIR", help="the run's workspace (default: the current directory)")
+    answer.add_argument("--temporal", metavar="HOST:PORT", default=cli_temporal.TEMPORAL.get_default("temporal"),
+                        help="answer a question of a run on this Temporal server (docs/scale.md)")
+    answer.add_argument("--namespace", metavar="N", default="default", help=argparse.SUPPRESS)
     answer.set_defaults(handler=cmd_answer)
     cli_saved.add_parsers(commands)  # save, saved
     cli_eval.add_parsers(commands)  # eval
     cli_mcp.add_parsers(commands)  # mcp
     cli_ui.add_parsers(commands)  # ui
+    cli_temporal.add_parsers(commands)  # worker
 
     rules = commands.add_parser("rules", help="list the diagnostic catalogue")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -132,7 +139,8 @@ def _add_run_parser(commands) -> None:
     output.add_argument("--max-concurrency", type=positive_int, metavar="N", help="asks in flight at once (at least 1)")
     output.add_argument("--budget", type=non_negative_int, metavar="TOKENS", help="output-token budget of the run")
     run = commands.add_parser(
-        "run", help="approve and run a script", parents=[script, RUN_ARGS, agent, APPROVE, output, CEILINGS, WORKSPACE],
+        "run", help="approve and run a script", parents=[script, RUN_ARGS, agent, APPROVE, output, CEILINGS, WORKSPACE,
+                                                   cli_temporal.TEMPORAL],
         description="Compile a script (FILE, or the saved workflow NAME), show its plan and ask for approval (unless "
                     "--yes), then run it headless. Exit 0 completed, 1 errored (or compile errors), 2 usage error, "
                     "3 stopped.")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from dwf.runtime.cli.exit_codes import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, RUN_EXIT, UsageError
 from dwf.runtime.cli.options import ceilings_of
+from dwf.runtime.cli.temporal import run_on_temporal, temporal_answer
 from dwf.runtime.cli.usage import collect_run_args, confirm, isatty, read_script, report_usage_problems
 
 
@@ -52,7 +53,8 @@ def cmd_run(args) -> int:
         for program in (prepared.program, *prepared.called.values()):  # the saved workflows it calls too
             problems.extend(check_isolation(program, workspace))
     problems.extend(prepared.problems[len(prepared.argument_problems):])  # the saved workflows it calls
-    port = session.open_port(problems)
+    temporal = getattr(args, "temporal", None)  # on a cluster: the workers' agent port answers the asks
+    port = None if temporal else session.open_port(problems)
     problems.extend(prepared.argument_problems)
     if problems:
         return report_usage_problems(problems)
@@ -72,6 +74,13 @@ def cmd_run(args) -> int:
         return report_usage_problems([changed])
 
     progress = make_progress(args.progress)
+    if temporal:
+        from dwf.runtime.host.session import new_run_id  # deferred: start-up
+
+        outcome = run_on_temporal(args, prepared, progress, new_run_id(), {"spec": args.agent} if args.agent else None,
+                                  session.ceilings)
+        progress.finish(outcome)
+        return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
     outcome = _execute_run(session, prepared, port, progress, args)
     if isinstance(outcome, list):  # the engine refused the request
         return report_usage_problems(outcome)
@@ -122,7 +131,9 @@ def cmd_answer(args) -> int:
     try:
         record = write_answer(workspace, args.question_id, args.text)
     except AnswerError as error:
-        raise UsageError(str(error)) from None
+        if not getattr(args, "temporal", None):
+            raise UsageError(str(error)) from None
+        record = {"actor": temporal_answer(args, args.question_id, args.text)}  # a question of a run on the cluster
     who = record.get("actor") or "an anonymous actor"
     print(f"dwfc: answered question {args.question_id} from {who}", file=sys.stderr)
     return EXIT_OK

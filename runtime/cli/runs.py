@@ -26,6 +26,7 @@ from dwf.runtime.cli.options import (APPROVE, CEILINGS, CHANGED_CAPS, RERUN_AGEN
                                      or_none, own_options, positive_int)
 from dwf.runtime.cli.usage import confirm, read_script, report_usage_problems, workspace_root
 from dwf.runtime.cli.run import question_port, settle, workspace_session
+from dwf.runtime.cli.temporal import TEMPORAL, temporal_cancel, temporal_runs, temporal_show
 from dwf.runtime.statedir import StateDir
 
 # The journal, its views and the progress renderers are imported by the handlers that use them,
@@ -39,7 +40,7 @@ def add_parsers(commands) -> None:
     listing = own_options()
     listing.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
     listing.add_argument("--limit", type=int, metavar="N", help="show at most N runs")
-    runs = commands.add_parser("runs", help="list the runs of this workspace", parents=[listing, WORKSPACE],
+    runs = commands.add_parser("runs", help="list the runs of this workspace", parents=[listing, WORKSPACE, TEMPORAL],
                                description="List the runs journaled in <workspace>/.dwf/state.db, newest first.")
     runs.set_defaults(handler=cmd_runs)
 
@@ -47,7 +48,7 @@ def add_parsers(commands) -> None:
     snapshot.add_argument("run", metavar="RUN")
     snapshot.add_argument("--json", action="store_true", help="print one JSON object")
     show = commands.add_parser("show", help="show one run: status, phases, actors, usage, reports, result",
-                               parents=[snapshot, WORKSPACE],
+                               parents=[snapshot, WORKSPACE, TEMPORAL],
                                description="Show a snapshot of one run. RUN is a run id or a unique prefix.")
     show.set_defaults(handler=cmd_show)
 
@@ -104,7 +105,7 @@ def add_parsers(commands) -> None:
     stopping.add_argument("--wait", type=float, default=10.0, metavar="SECONDS",
                           help="how long to wait for the run to settle (default 10; 0: do not wait)")
     cancel = commands.add_parser(
-        "cancel", help="stop a running run (from another process)", parents=[stopping, WORKSPACE],
+        "cancel", help="stop a running run (from another process)", parents=[stopping, WORKSPACE, TEMPORAL],
         description="Ask the process running RUN to stop it as stopped(user), and wait for it to settle.")
     cancel.set_defaults(handler=cmd_cancel)
 
@@ -173,6 +174,10 @@ def cmd_runs(args) -> int:
 
     with _opened(args) as (journal, _):
         rows = [run_views.run_summary(journal, row) for row in journal.list_runs(args.limit)] if journal else []
+    if args.temporal:  # the runs on the cluster, next to this workspace's
+        rows += [{"id": r["id"], "name": None, "status": r["status"], "stop_reason": None, "started": r["started"],
+                  "duration_s": None, "asks": 0, "tokens": 0, "where": "temporal"}
+                 for r in temporal_runs(args, args.limit)]
     if args.json:
         sys.stdout.write(dumps(rows) + "\n")
         return EXIT_OK
@@ -195,7 +200,23 @@ def cmd_show(args) -> int:
     from dwf.runtime.cli.progress import dumps  # deferred: start-up (inert JSON for the terminal)
 
     with _opened(args) as (journal, _):
-        data = run_views.snapshot(journal, _resolve(journal, args.run))
+        try:
+            data = run_views.snapshot(journal, _resolve(journal, args.run))
+        except UsageError:
+            if not args.temporal:
+                raise
+            data = None
+    if data is None:  # not in this workspace: a run on the cluster
+        found = temporal_show(args, args.run)
+        if args.json:
+            sys.stdout.write(dumps(found) + "\n")
+            return EXIT_OK
+        lines = [f"Run {found['run_id']} (on {args.temporal})", f"  Status: {found['status']}",
+                 f"  Usage: {found['usage'].get('output_tokens', 0):,} output tokens, "
+                 f"{found['agents_started']} agents started"]
+        lines += [f"  Question {q['id']} from {q['actor'] or 'an actor'}: {q['question']}" for q in found["questions"]]
+        sys.stdout.write(screen("\n".join(lines)) + "\n")
+        return EXIT_OK
     if args.json:
         sys.stdout.write(dumps(data) + "\n")
         return EXIT_OK
@@ -295,7 +316,14 @@ def cmd_cancel(args) -> int:
 
     journal, control = _open(args)
     try:
-        row = _resolve(journal, args.run)
+        try:
+            row = _resolve(journal, args.run)
+        except UsageError:
+            if not args.temporal:
+                raise
+            temporal_cancel(args, args.run)  # not in this workspace: a run on the cluster gets the signal
+            print(f"dwfc: asked run {args.run} to stop", file=sys.stderr)
+            return EXIT_OK
         if row.status != "running":
             raise UsageError(f"run {row.id} is not running (it is {run_views.status_text(row)}); nothing to cancel")
         service.request_cancel(control, row.id)

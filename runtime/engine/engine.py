@@ -163,6 +163,8 @@ class Run:
     """Run: one started run (module docstring): `result`, `cancel`, `dispose`, `set_max_concurrency`,
     `set_model`, `change_caps`."""
 
+    host_type = RunHost  # the run's effect host; runtime/temporal gives its runs one whose effects are activities
+
     def __init__(self, request: StartRequest, prepared: PreparedRun, control_dir: Path | None, *,
                  spawn: Callable[..., Any]):
         resolved = _caps(request, prepared)
@@ -189,7 +191,7 @@ class Run:
         replay: dict = {}  # filled by the claim of a resume
         ports = RunPorts(request.agent_port, request.world, request.artifacts, request.questions,
                          _worktrees(prepared, request.world))
-        self.host = RunHost(self.id, prepared, ports, journal=self.journal, events=self.events,
+        self.host = self.host_type(self.id, prepared, ports, journal=self.journal, events=self.events,
                             committer=self.committer, limits=request.limits,
                             max_concurrency=resolved.max_concurrency, max_agents=resolved.max_agents,
                             budget=resolved.budget, usage=usage, replay=replay, cache=cache)

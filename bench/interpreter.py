@@ -33,6 +33,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from scripts import LOOP  # bench/ is not a package: this script's folder is on sys.path
+
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Interpreter"
 REPEATS = 2  # each engine runs each workload twice in a child; the faster run counts
@@ -42,13 +44,6 @@ META = 'meta = {"name": "bench", "description": "Benchmark."}\n'
 WORDS_META = ('meta = {"name": "bench", "description": "Benchmark.", '
               '"args": {"text": {"type": "string", "description": "The words."}}}\n')
 
-LOOP = """
-total = 0
-i = 0
-while i < {n}:
-    total = total + i * 2 % 7
-    i += 1
-"""
 
 # Valid DWF, Python and Starlark alike (no `sum`, no generator expressions: Starlark has neither).
 WORDS = """

@@ -35,6 +35,7 @@ SECTION = "## dwfc run"
 
 
 from report import use_project_interpreter, write_section  # noqa: E402  (bench/ is not a package)
+from scripts import LOOP  # noqa: E402
 
 use_project_interpreter(__file__)
 
@@ -130,13 +131,6 @@ def bench_default_concurrency(items: int, latency: float) -> dict:
     return {"items": items, "latency": latency, "seconds": elapsed, "ideal": ideal, "ratio": elapsed / ideal}
 
 
-LOOP = """
-total = 0
-i = 0
-while i < {n}:
-    total = total + i * 2 % 7
-    i += 1
-"""
 
 
 def bench_interpreter(steps: int) -> dict:

@@ -44,6 +44,16 @@ REVIEWER = (
 )
 '''
 
+# Workload (c) of bench/run.py and bench/interpreter.py: pure arithmetic in a `while` loop, the
+# same text for DWF and (indented into a function) for CPython.
+LOOP = """
+total = 0
+i = 0
+while i < {n}:
+    total = total + i * 2 % 7
+    i += 1
+"""
+
 PHASE_ENTRY = '        {"title": "@TITLE@", "detail": "Generated block @I@ (@KIND@)."},'
 
 # Block kinds. `@I@` is the block index; `@TITLE@` the phase title. The templates are plain

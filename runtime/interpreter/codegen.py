@@ -230,6 +230,15 @@ class _Emitter:
         # The occurrence path of this iteration: `for#2[3]` (see interpreter.py).
         self.line(f"{frame}.path = {base} + ({path_part(loop_id, index)},)")
 
+    def end_loop(self, body: tuple, tracked: bool, base: str) -> None:
+        """The loop's body, then (a tracked loop) the `finally` that restores the frame's path."""
+        self.loop_body(body)
+        self.indent -= 1
+        if tracked:
+            self.indent -= 1
+            self.line("finally:")
+            self.line(f"    frame.path = {base}")
+
     def while_loop(self, node: ir.While) -> None:
         tracked = node.has_effects
         base, index = self.fresh("base"), self.fresh("i")
@@ -247,12 +256,7 @@ class _Emitter:
         if tracked:
             self.tracked_path(node.loop_id, base, index)
             self.line(f"{index} += 1")
-        self.loop_body(node.body)
-        self.indent -= 1
-        if tracked:
-            self.indent -= 1
-            self.line("finally:")
-            self.line(f"    frame.path = {base}")
+        self.end_loop(node.body, tracked, base)
 
     def for_loop(self, node: ir.For) -> None:
         tracked = node.has_effects
@@ -271,12 +275,7 @@ class _Emitter:
         if tracked:
             self.tracked_path(node.loop_id, base, index)
         self.store(node.target, item)
-        self.loop_body(node.body)
-        self.indent -= 1
-        if tracked:
-            self.indent -= 1
-            self.line("finally:")
-            self.line(f"    frame.path = {base}")
+        self.end_loop(node.body, tracked, base)
 
     def assign(self, node: ir.Assign) -> None:
         value = self.expr(node.value)

@@ -23,16 +23,19 @@ enters the same phases and logs the same lines again; those the run's log alread
 
 Scheduling (RUNTIME §3). Asks on one actor are admitted FIFO and run one at a time (a fair
 per-actor lock); across actors at most `max_concurrency` asks are in flight (the run's capacity
-limiter). World reads and commands are outside that cap.
+limiter). World reads and commands are outside that cap. An ask holds its turn and its slot until
+its outcome is journaled; the ask the slot goes to next runs before the finished one's result
+goes back to the script (`_AskTurn`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
 from collections import Counter
-from typing import Any, Awaitable, Callable
+from typing import Any, AsyncContextManager, Awaitable, Callable
 
 import anyio
 import jsonschema
@@ -65,6 +68,32 @@ ECHOED_EVENTS = ("phase-entered", "log")  # what re-executing a resumed script e
 
 def _echo(event_type: str, payload: dict) -> tuple[str, str]:
     return event_type, json.dumps(payload, sort_keys=True)
+
+
+class _AskTurn:
+    """`async with _AskTurn(actor_lock, slots):` an ask's turn: its actor's (FIFO), then a slot.
+    On the way out the slot goes back first; when it was handed to a waiting ask, this task lets
+    that ask run before it goes on (`Slots.give_back`), so a freed slot is busy again before the
+    finished ask's result travels back through the interpreter (#18, fan-out)."""
+
+    __slots__ = ("lock", "slots")
+
+    def __init__(self, lock: anyio.Lock, slots: Slots):
+        self.lock, self.slots = lock, slots
+
+    async def __aenter__(self) -> None:
+        await self.lock.acquire()
+        try:
+            await self.slots.__aenter__()
+        except BaseException:
+            self.lock.release()
+            raise
+
+    async def __aexit__(self, *exc_info) -> None:
+        handed = self.slots.give_back()
+        self.lock.release()
+        if handed:
+            await anyio.lowlevel.cancel_shielded_checkpoint()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -236,11 +265,15 @@ class RunHost:
 
     async def _effect(self, site: str, key: str, kind: str, actor: str | None, inputs: Any,
                       execute: Callable[[Callable[[], Awaitable[None]]], Awaitable[Any]], queued: dict | None = None,
-                      lookup: Callable[[str], Any] | None = None, usage_of: Callable[[], dict] | None = None) -> Any:
+                      lookup: Callable[[str], Any] | None = None, usage_of: Callable[[], dict] | None = None,
+                      turn: Callable[[], AsyncContextManager] | None = None) -> Any:
         """Journal and run one effect. `execute(started)` performs it and awaits `started()` at the
         moment it is really dispatched (an ask after its actor's turn and a concurrency slot).
         `lookup(digest)` (amend runs) returns `(True, journal result, usage)` to import the
-        predecessor's result instead, or None; `usage_of()` gives the usage JSON of the row."""
+        predecessor's result instead, or None; `usage_of()` gives the usage JSON of the row.
+        `turn()` (an ask: its actor's turn and a slot) is held until the outcome is journaled and
+        `node-settled` emitted, so the ask that gets the slot next is dispatched after both, and
+        at once (`_AskTurn`)."""
         digest = input_hash(inputs)
         if (site, key) in self.replay:
             return self._replayed(site, key, kind, digest)
@@ -269,6 +302,11 @@ class RunHost:
             self.live_nodes[(site, key)] = kind
             self.events.emit("node-started", site=site, key=key, kind=kind, actor=actor, phase=phase)
 
+        async with turn() if turn is not None else contextlib.nullcontext():
+            return await self._settle(site, key, kind, phase, execute, started, usage_of)
+
+    async def _settle(self, site, key, kind, phase, execute, started, usage_of) -> Any:
+        """Run one effect (`execute(started)`) and journal its outcome (see `_effect`)."""
         outcome = "cancelled"
         try:
             value = await execute(started)
@@ -318,30 +356,28 @@ class RunHost:
 
         channel_box: list[AskSession] = []
 
-        async def execute(started):
-            async with self.actor_locks[spec.actor_id]:
-                async with self.limiter:
-                    await started()
-                    self.actors_started.add(spec.actor_id)
-                    actor_spec = spec
-                    if spec.isolation:
-                        worktree = await self._worktree(spec)
-                        actor_spec = dataclasses.replace(spec, workdir=str(worktree.root))
-                    request = AskRequest(self.id, actor_spec, site, key, instructions, schema, label,
-                                         tuple(sorted(self.commands)))
-                    channel = AskSession(request, self.validator(schema_key) if schema_key else None,
-                                         emit=self.events.emit, usage_sink=self.usage, escalate=self.escalate,
-                                         on_touched=lambda: self.close_import_cache("ask", site=site, key=key,
-                                                                                    actor=spec.name),
-                                         on_usage=lambda: self.unsaved_usage.__setitem__((site, key), usage_of),
-                                         transcript=lambda message: self.journal.append_message(
-                                             self.id, spec.actor_id, site, key, message),
-                                         session=lambda session_id, model: self._note_session(spec.actor_id,
-                                                                                              session_id, model))
-                    channel.ask_usage.add(Usage.from_json(self.earlier_usage.pop((site, key), {})))
-                    channel_box.append(channel)
-                    self._restore_conversation(request)
-                    return await run_ask(self.agent_port, request, channel)
+        async def execute(started):  # inside the actor's turn and a slot (`turn` below)
+            await started()
+            self.actors_started.add(spec.actor_id)
+            actor_spec = spec
+            if spec.isolation:
+                worktree = await self._worktree(spec)
+                actor_spec = dataclasses.replace(spec, workdir=str(worktree.root))
+            request = AskRequest(self.id, actor_spec, site, key, instructions, schema, label,
+                                 tuple(sorted(self.commands)))
+            channel = AskSession(request, self.validator(schema_key) if schema_key else None,
+                                 emit=self.events.emit, usage_sink=self.usage, escalate=self.escalate,
+                                 on_touched=lambda: self.close_import_cache("ask", site=site, key=key,
+                                                                            actor=spec.name),
+                                 on_usage=lambda: self.unsaved_usage.__setitem__((site, key), usage_of),
+                                 transcript=lambda message: self.journal.append_message(
+                                     self.id, spec.actor_id, site, key, message),
+                                 session=lambda session_id, model: self._note_session(spec.actor_id,
+                                                                                      session_id, model))
+            channel.ask_usage.add(Usage.from_json(self.earlier_usage.pop((site, key), {})))
+            channel_box.append(channel)
+            self._restore_conversation(request)
+            return await run_ask(self.agent_port, request, channel)
 
         def usage_of() -> dict:
             # The ask's own usage, and whether it was pure (no tool touched the world): stored in
@@ -364,7 +400,8 @@ class RunHost:
                 return True, entry.result, {**Usage().to_json(), "pure": entry.pure}
 
         return await self._effect(site, key, "ask", spec.name or spec.actor_id, inputs, execute, queued,
-                                  lookup=lookup, usage_of=usage_of)
+                                  lookup=lookup, usage_of=usage_of,
+                                  turn=lambda: _AskTurn(self.actor_locks[spec.actor_id], self.limiter))
 
     def _restore_conversation(self, request: AskRequest) -> None:
         """Before an actor's first live ask in this process: hand a port that keeps conversations

@@ -55,16 +55,24 @@ class Slots:
     async def __aexit__(self, *exc_info) -> None:
         self._release()
 
-    def _release(self) -> None:
-        self._held -= 1
-        self._hand_over()
+    def give_back(self) -> bool:
+        """Give a held slot back without a yield; True when a waiter was handed it (it runs at
+        the event loop's next turn)."""
+        return self._release()
 
-    def _hand_over(self) -> None:
+    def _release(self) -> bool:
+        self._held -= 1
+        return self._hand_over()
+
+    def _hand_over(self) -> bool:
+        handed = False
         while self._waiters and self._held < self._total:
             waiter = self._waiters.popleft()
             if not waiter.done():
                 self._held += 1
                 waiter.set_result(None)
+                handed = True
+        return handed
 
 
 __all__ = ["Slots"]

@@ -91,6 +91,22 @@ return xs
 
 
 @pytest.mark.anyio
+async def test_an_ask_settles_before_its_slot_goes_to_the_next():
+    """The slot of a finished ask is handed on only after its outcome is journaled and its
+    `node-settled` emitted: the event log never shows more asks in flight than the cap."""
+    body = 'return await parallel(agent(f"w{i}").ask("go") for i in range(12))\n'
+    result, _, events = await run_script(body, fake_port(delay=lambda r: 0.005), max_concurrency=3)
+    in_flight = most = 0
+    for event in events:
+        if event["type"] == "node-started":
+            in_flight += 1
+            most = max(most, in_flight)
+        elif event["type"] == "node-settled":
+            in_flight -= 1
+    assert result.status == "completed" and most == 3 and in_flight == 0
+
+
+@pytest.mark.anyio
 async def test_max_concurrency_can_be_raised_on_a_live_run():
     body = 'return await parallel(agent(f"w{i}").ask("go") for i in range(8))\n'
     port = fake_port(delay=lambda r: 0.05)

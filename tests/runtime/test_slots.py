@@ -117,3 +117,18 @@ async def test_a_waiter_cancelled_before_its_turn_leaves_the_queue():
     await slots.__aexit__(None, None, None)
     await asyncio.gather(first, second, return_exceptions=True)
     assert got == ["second"] and slots.borrowed_tokens == 0
+
+
+@pytest.mark.anyio
+async def test_giving_a_slot_back_says_whether_a_waiter_was_handed_it():
+    import asyncio
+
+    slots = Slots(1)
+    await slots.__aenter__()
+    assert slots.give_back() is False and slots.borrowed_tokens == 0  # nobody waited
+    await slots.__aenter__()
+    waiter = asyncio.ensure_future(slots.__aenter__())
+    await asyncio.sleep(0)
+    assert slots.give_back() is True and slots.borrowed_tokens == 1  # counted as the waiter's at once
+    await waiter
+    assert slots.give_back() is False and slots.borrowed_tokens == 0

@@ -18,10 +18,14 @@ Usage: python bench/run.py [--no-write] [--quick] [--only CASE]
 from __future__ import annotations
 
 import argparse
+import asyncio
+import bisect
 import gc
 import math
 import os
 import platform
+import selectors
+import statistics
 import sys
 import time
 import resource
@@ -65,15 +69,11 @@ def fanout_script(items: int) -> str:
     return META + f"results = await parallel(agent(f\"w{{i}}\").ask(\"go\") for i in range({items}))\nreturn len(results)\n"
 
 
-async def run_engine(script: str, fixture: dict, prepared: bool = False, **options) -> tuple[float, object]:
-    """One run of `script` on the scripted port: (seconds from `Engine.start` to the result, the
-    result). `prepared`: the script is compiled before the clock starts, as `dwfc run` compiles it
-    for its approval screen and then starts the prepared run."""
+async def run_engine(script: str, fixture: dict, **options) -> tuple[float, object]:
     port = ScriptedAgentPort(parse_fixture(fixture))
-    ready = {"prepared": prepare(script)} if prepared else {"script": script}
     async with Engine() as engine:
         started = time.perf_counter()
-        run = engine.start(StartRequest(agent_port=port, **ready, **options))
+        run = engine.start(StartRequest(script=script, agent_port=port, **options))
         result = await run.result
         elapsed = time.perf_counter() - started
     assert result.status == "completed", result.error
@@ -90,30 +90,123 @@ def bench_throughput(asks: int) -> dict:
             "growth_mb": max(0, peak - before) / 1024}
 
 
+class WaveLog:
+    """What one fan-out run's event loop did, for the breakdown of its time over the ideal: each
+    wait of the loop for its next timer (asked timeout, when it returned, how long it blocked),
+    each ask's dispatch to the port and return, and the garbage collector's pauses."""
+
+    def __init__(self) -> None:
+        self.waits: list[tuple[float, float, float]] = []
+        self.dispatched: list[float] = []
+        self.returned: list[float] = []
+        self.gc_seconds = 0.0
+        self._gc_started = 0.0
+
+    def loop_factory(self):
+        log = self
+
+        class RecordingSelector(selectors.DefaultSelector):
+            def select(self, timeout=None):
+                begun = time.perf_counter()
+                ready = super().select(timeout)
+                ended = time.perf_counter()
+                if timeout:
+                    log.waits.append((timeout, ended, ended - begun))
+                return ready
+
+        return lambda: asyncio.SelectorEventLoop(RecordingSelector())
+
+    def on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        else:
+            self.gc_seconds += time.perf_counter() - self._gc_started
+
+    def breakdown(self, started: float, ended: float, latency: float) -> dict:
+        """Per wave (a wait of the loop of at least 40% of the latency, then the asks it woke):
+        `p1` from the wake to the first ask dispatched after it, `late` how much later than asked
+        the loop woke, `period` wake to wake minus the latency; and the start-up (Engine.start to
+        the first dispatch) and the end (last port return to the result)."""
+        wakes = [(asked, at, blocked) for asked, at, blocked in self.waits if asked >= 0.4 * latency and at > started]
+        p1 = []
+        for _, at, _ in wakes:
+            index = bisect.bisect_left(self.dispatched, at)
+            if index < len(self.dispatched):
+                p1.append(self.dispatched[index] - at)
+        mean = lambda values: statistics.mean(values) if values else 0.0
+        return {"waves": len(wakes), "p1": mean(p1), "late": mean([blocked - asked for asked, _, blocked in wakes]),
+                "period": mean([b[1] - a[1] - latency for a, b in zip(wakes, wakes[1:])]),
+                "start": (self.dispatched[0] - started) if self.dispatched else 0.0,
+                "end": (ended - max(self.returned)) if self.returned else 0.0, "gc": self.gc_seconds}
+
+
+class TimedPort(ScriptedAgentPort):
+    """The scripted port, noting when each ask reaches it and when it returns (`WaveLog`)."""
+
+    def __init__(self, fixture, log: WaveLog):
+        super().__init__(fixture)
+        self.log = log
+
+    async def run_turn(self, request, message, channel):
+        self.log.dispatched.append(time.perf_counter())
+        try:
+            return await super().run_turn(request, message, channel)
+        finally:
+            self.log.returned.append(time.perf_counter())
+
+
+def fanout_run(script: str, fixture: dict, items: int, latency: float) -> tuple[float, float, dict]:
+    """One fan-out run of the prepared `script`: (seconds, process CPU seconds, `WaveLog.breakdown`)."""
+    log = WaveLog()
+    prepared = prepare(script)
+
+    async def main() -> tuple[float, float]:
+        port = TimedPort(parse_fixture(fixture), log)
+        async with Engine() as engine:
+            started = time.perf_counter()
+            run = engine.start(StartRequest(prepared=prepared, agent_port=port, max_concurrency=16,
+                                            max_agents=items + 1, limits=Limits(agents=items + 1),
+                                            ceilings=Ceilings(max_agents=items + 1)))
+            result = await run.result
+            ended = time.perf_counter()
+        assert result.status == "completed", result.error
+        return started, ended
+
+    cpu = time.process_time()
+    gc.callbacks.append(log.on_gc)
+    try:
+        started, ended = anyio.run(main, backend_options={"loop_factory": log.loop_factory()})
+    finally:
+        gc.callbacks.remove(log.on_gc)
+    return ended - started, time.process_time() - cpu, log.breakdown(started, ended, latency)
+
+
 def bench_fanout(items: int, latency: float, repeats: int = 2) -> dict:
-    """The fastest of `repeats` runs: the excess over the ideal is a few percent, about what
-    this machine's noise moves a single run."""
+    """The fastest of `repeats` runs, each followed by the asyncio sleeps (`sleep_floor`): the
+    excess over the ideal is a few percent, about what this machine's noise moves a single run.
+    The script is prepared (compiled) before the clock starts, as `dwfc run` compiles it for its
+    approval screen and then starts the prepared run; the figures from `Engine.start` on are
+    what the fan-out costs."""
     script = fanout_script(items)
     fixture = {"rules": [], "default": {"result": "ok", "delay_s": latency}}
-    timings = []
+    runs, floors = [], []
     for _ in range(repeats):
-        cpu = time.process_time()
-        elapsed = anyio.run(lambda: run_engine(script, fixture, prepared=True, max_concurrency=16, max_agents=items + 1,
-                                               limits=Limits(agents=items + 1),
-                                               ceilings=Ceilings(max_agents=items + 1)))[0]
-        timings.append((elapsed, time.process_time() - cpu))
-    elapsed, cpu = min(timings)
+        runs.append(fanout_run(script, fixture, items, latency))
+        floors.append(sleep_floor(items, latency))
+    elapsed, cpu, waves = min(runs, key=lambda run: run[0])
+    floor, floor_late = min(floors)
     ideal = math.ceil(items / 16) * latency
-    floor = min(sleep_floor(items, latency) for _ in range(repeats))
     return {"items": items, "seconds": elapsed, "ideal": ideal, "ratio": elapsed / ideal, "repeats": repeats, "cpu": cpu,
-            "floor": floor, "floor_ratio": floor / ideal, "over_floor": elapsed / floor}
+            "floor": floor, "floor_ratio": floor / ideal, "over_floor": elapsed / floor, "waves": waves,
+            "floor_late": floor_late}
 
 
-def sleep_floor(items: int, latency: float) -> float:
+def sleep_floor(items: int, latency: float) -> tuple[float, float]:
     """The same waits without DWF, in the same process: 16 asyncio tasks each sleeping `latency`
     ceil(items/16) times in a row. What this machine's timers and scheduler cost at the moment
-    (under other load a wake-up comes late), which no engine can beat."""
-    import asyncio
+    (under other load a wake-up comes late), which no engine can beat. Returns (seconds, how
+    much later than asked the loop woke per wave, on average)."""
+    log = WaveLog()
 
     async def chain() -> None:
         for _ in range(math.ceil(items / 16)):
@@ -124,7 +217,10 @@ def sleep_floor(items: int, latency: float) -> float:
         await asyncio.gather(*(chain() for _ in range(16)))
         return time.perf_counter() - started
 
-    return asyncio.run(main())
+    with asyncio.Runner(loop_factory=log.loop_factory()) as runner:
+        seconds = runner.run(main())
+    waits = [blocked - asked for asked, _, blocked in log.waits if asked >= 0.4 * latency]
+    return seconds, statistics.mean(waits) if waits else 0.0
 
 
 def bench_default_concurrency(items: int, latency: float) -> dict:
@@ -178,6 +274,21 @@ def render(a: dict, b: dict, c: dict, d: dict) -> str:
         f"| (d) {d['items']}-item fan-out, {d['latency']:g} s latency, default concurrency (no caps given) | "
         f"{d['seconds']:.2f} s | ideal {d['ideal']:.2f} s | **{d['ratio']:.3f}×** | ≤ 1.15×: {verdict(d['ratio'] <= 1.15)} |",
         "",
+        "Notes:",
+        "",
+        "- (b) The script is compiled before the clock starts, as `dwfc run` compiles it for its approval screen and "
+        "then starts the prepared run (compiling is `dwfc check`'s time, in Start-up). Each DWF run is followed by the "
+        "asyncio sleeps; the fastest of each is shown. Where the fastest run's time over the ideal went, from the event "
+        "loop's own waits (`WaveLog` in `bench/run.py`): the 16 asks of a wave end on one timer wake-up, and the next "
+        "wave's timers are set from the first ask dispatched after it (`P1`: settling the asks woken before the first "
+        "freed slot's next ask runs), so a wave lasts the latency + P1 + how late the machine woke the loop:",
+        *(f"  - {f['items']:,} items: {f['waves']['waves']} waves, each {f['waves']['period'] * 1000:.2f} ms over "
+          f"50 ms = P1 {f['waves']['p1'] * 1000:.2f} ms + woken late {f['waves']['late'] * 1000:.2f} ms (the asyncio "
+          f"sleeps' loop: {f['floor_late'] * 1000:.2f} ms); start-up {f['waves']['start'] * 1000:.0f} ms "
+          f"(`Engine.start` to the first dispatch: the run's start and evaluating the {f['items']:,} items, an "
+          f"`agent()` each); garbage collection {f['waves']['gc'] * 1000:.0f} ms; last ask's return to the result "
+          f"{f['waves']['end'] * 1000:.0f} ms." for f in (b, b["small"])),
+        "",
     ])
 
 
@@ -199,8 +310,12 @@ def main() -> int:
     lines = {
         "a": lambda a: f"(a) {a['asks']} asks in {a['seconds']:.2f} s = {a['asks_per_s']:.0f} asks/s, "
                        f"peak RSS {a['peak_mb']:.0f} MB",
-        "b": lambda b: "; ".join(f"(b) {f['items']} items in {f['seconds']:.2f} s, ideal {f['ideal']:.2f} s, ratio "
-                                 f"{f['ratio']:.3f} (asyncio sleeps alone {f['floor_ratio']:.3f}), CPU {f['cpu']:.2f} s" for f in (b, b["small"])),
+        "b": lambda b: "\n".join(f"(b) {f['items']} items in {f['seconds']:.2f} s, ideal {f['ideal']:.2f} s, ratio "
+                                  f"{f['ratio']:.3f} (asyncio sleeps alone {f['floor_ratio']:.3f}), CPU {f['cpu']:.2f} s; "
+                                  f"per wave +{f['waves']['period'] * 1000:.2f} ms = P1 {f['waves']['p1'] * 1000:.2f} + "
+                                  f"late {f['waves']['late'] * 1000:.2f} (asyncio {f['floor_late'] * 1000:.2f}); start "
+                                  f"{f['waves']['start'] * 1000:.0f} ms, gc {f['waves']['gc'] * 1000:.0f} ms, end "
+                                  f"{f['waves']['end'] * 1000:.0f} ms" for f in (b, b["small"])),
         "c": lambda c: f"(c) {c['steps']} steps in {c['dwf']:.2f} s vs CPython {c['cpython']:.3f} s, "
                        f"ratio {c['ratio']:.1f}",
         "d": lambda d: f"(d) {d['items']} items at {d['latency']:g} s in {d['seconds']:.2f} s, ideal {d['ideal']:.2f} s, "

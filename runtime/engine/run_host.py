@@ -22,7 +22,7 @@ enters the same phases and logs the same lines again; those the run's log alread
 (`resume_from`) are not journaled a second time, so k resumes never add k copies.
 
 Scheduling (RUNTIME §3). Asks on one actor are admitted FIFO and run one at a time (a fair
-per-actor lock); across actors at most `max_concurrency` asks are in flight (the run's capacity
+per-actor lock, a `Slots` of one); across actors at most `max_concurrency` asks are in flight (the run's capacity
 limiter). World reads and commands are outside that cap. An ask holds its turn and its slot until
 its outcome is journaled; the ask the slot goes to next runs before the finished one's result
 goes back to the script (`_AskTurn`).
@@ -30,6 +30,7 @@ goes back to the script (`_AskTurn`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import hashlib
@@ -71,29 +72,31 @@ def _echo(event_type: str, payload: dict) -> tuple[str, str]:
 
 
 class _AskTurn:
-    """`async with _AskTurn(actor_lock, slots):` an ask's turn: its actor's (FIFO), then a slot.
+    """`async with _AskTurn(actor_turn, slots):` an ask's turn: its actor's (FIFO), then a slot.
     On the way out the slot goes back first; when it was handed to a waiting ask, this task lets
     that ask run before it goes on (`Slots.give_back`), so a freed slot is busy again before the
     finished ask's result travels back through the interpreter (#18, fan-out)."""
 
-    __slots__ = ("lock", "slots")
+    __slots__ = ("actor", "slots")
 
-    def __init__(self, lock: anyio.Lock, slots: Slots):
-        self.lock, self.slots = lock, slots
+    def __init__(self, actor: Slots, slots: Slots):
+        self.actor, self.slots = actor, slots
 
     async def __aenter__(self) -> None:
-        await self.lock.acquire()
+        await self.actor.__aenter__()
         try:
             await self.slots.__aenter__()
         except BaseException:
-            self.lock.release()
+            self.actor.give_back()
             raise
 
     async def __aexit__(self, *exc_info) -> None:
         handed = self.slots.give_back()
-        self.lock.release()
+        self.actor.give_back()
         if handed:
-            await anyio.lowlevel.cancel_shielded_checkpoint()
+            # asyncio's bare yield, as `Slots` uses asyncio's futures: anyio's checkpoints find
+            # the backend and open a cancel scope, about a tenth of an ask's CPU
+            await asyncio.sleep(0)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,7 +144,7 @@ class RunHost:
         self.reports: list = []
         self.actors: dict[str, ActorSpec] = {}
         self.actor_names: dict[str, str] = {}
-        self.actor_locks: dict[str, anyio.Lock] = {}
+        self.actor_locks: dict[str, Slots] = {}  # one ask at a time per actor, FIFO (a slot of one)
         self.actor_sites: dict[str, str] = {}
         self.actors_started: set[str] = set()
         self.live_nodes: dict[tuple[str, str], str] = {}  # (site, key) -> kind, for force-settlement
@@ -212,7 +215,7 @@ class RunHost:
         spec = ActorSpec(key, name or None, system, model or self.pinned_models.get(key), agent_type, isolation,
                          tools)
         self.actors[key] = spec
-        self.actor_locks[key] = anyio.Lock(fast_acquire=True)  # free: no trip through the event loop
+        self.actor_locks[key] = Slots(1)  # free: no trip through the event loop (nor anyio's backend lookups)
         self.actor_sites[key] = site
         if self.cache is not None:
             self.cache.attach(name or None, system)

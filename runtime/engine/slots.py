@@ -7,7 +7,8 @@ before its ask could start, and each yield let all the other items run a step fi
 first asks of a fan-out started only after every item had been queued twice over (0.2 s at
 1,024 items). A slot is still handed to the waiters in arrival order, the cap can change while
 the run is live (`total_tokens`, as `dwfc set` does), and a cancelled waiter gives back a slot
-it was handed.
+it was handed. A `Slots(1)` is each actor's turn (its asks one at a time, FIFO): anyio's `Lock`
+cost about 3 µs to make and 3 µs to take and give back, this a tenth of that.
 """
 
 from __future__ import annotations

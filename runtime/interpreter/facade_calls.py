@@ -57,18 +57,17 @@ def compile_facade_call(compiler, node: ir.FacadeCall) -> Code:
 
 
 def _bind(op: str, names: tuple[str, ...], positional: list, named: dict, defaults: dict) -> dict:
-    values = dict(defaults)
     if len(positional) > len(names):
         raise ScriptError("TypeError", f"{op}() takes at most {len(names)} positional arguments")
-    for name, value in zip(names, positional):
-        values[name] = value
+    values = dict(defaults)
+    values.update(zip(names, positional))
     for name, value in named.items():
         if name not in values and name not in names:
             raise ScriptError("TypeError", f"{op}() got an unexpected keyword argument '{name}'")
         values[name] = value
-    missing = [n for n in names if n not in values]
-    if missing:
-        raise ScriptError("TypeError", f"{op}() missing required argument '{missing[0]}'")
+    for name in names[len(positional):]:  # those given positionally are bound
+        if name not in values:
+            raise ScriptError("TypeError", f"{op}() missing required argument '{name}'")
     return values
 
 
@@ -85,9 +84,11 @@ def _optional_str(value, what: str) -> str | None:
 # ---------------------------------------------------------------- actions
 
 
+AGENT_DEFAULTS = {"name": None, "system": None, "model": None, "agent_type": None, "isolation": None, "tools": None}
+
+
 def do_agent(interp, node, site, key, frame, actor, positional, named):
-    v = _bind("agent", ("name", "system"), positional, named,
-              {"name": None, "system": None, "model": None, "agent_type": None, "isolation": None, "tools": None})
+    v = _bind("agent", ("name", "system"), positional, named, AGENT_DEFAULTS)
     isolation = _optional_str(v["isolation"], "isolation")
     if isolation not in (None, *F.ISOLATIONS):
         raise ScriptError("ValueError", f"agent() isolation must be \"worktree\" or None, not {isolation!r}")

@@ -125,8 +125,8 @@ class WaveLog:
     def breakdown(self, started: float, ended: float, latency: float) -> dict:
         """Per wave (a wait of the loop of at least 40% of the latency, then the asks it woke):
         `p1` from the wake to the first ask dispatched after it, `late` how much later than asked
-        the loop woke, `period` wake to wake minus the latency; and the start-up (Engine.start to
-        the first dispatch) and the end (last port return to the result)."""
+        the loop woke; and the start-up (Engine.start to the first dispatch) and the end (last
+        port return to the result)."""
         wakes = [(asked, at, blocked) for asked, at, blocked in self.waits if asked >= 0.4 * latency and at > started]
         p1 = []
         for _, at, _ in wakes:
@@ -135,7 +135,6 @@ class WaveLog:
                 p1.append(self.dispatched[index] - at)
         mean = lambda values: statistics.mean(values) if values else 0.0
         return {"waves": len(wakes), "p1": mean(p1), "late": mean([blocked - asked for asked, _, blocked in wakes]),
-                "period": mean([b[1] - a[1] - latency for a, b in zip(wakes, wakes[1:])]),
                 "start": (self.dispatched[0] - started) if self.dispatched else 0.0,
                 "end": (ended - max(self.returned)) if self.returned else 0.0, "gc": self.gc_seconds}
 
@@ -196,6 +195,7 @@ def bench_fanout(items: int, latency: float, repeats: int = 2) -> dict:
     elapsed, cpu, waves = min(runs, key=lambda run: run[0])
     floor, floor_late = min(floors)
     ideal = math.ceil(items / 16) * latency
+    waves["over"] = (elapsed - ideal) / math.ceil(items / 16)  # the time over the ideal, per wave
     return {"items": items, "seconds": elapsed, "ideal": ideal, "ratio": elapsed / ideal, "repeats": repeats, "cpu": cpu,
             "floor": floor, "floor_ratio": floor / ideal, "over_floor": elapsed / floor, "waves": waves,
             "floor_late": floor_late}
@@ -281,9 +281,10 @@ def render(a: dict, b: dict, c: dict, d: dict) -> str:
         "asyncio sleeps; the fastest of each is shown. Where the fastest run's time over the ideal went, from the event "
         "loop's own waits (`WaveLog` in `bench/run.py`): the 16 asks of a wave end on one timer wake-up, and the next "
         "wave's timers are set from the first ask dispatched after it (`P1`: settling the asks woken before the first "
-        "freed slot's next ask runs), so a wave lasts the latency + P1 + how late the machine woke the loop:",
-        *(f"  - {f['items']:,} items: {f['waves']['waves']} waves, each {f['waves']['period'] * 1000:.2f} ms over "
-          f"50 ms = P1 {f['waves']['p1'] * 1000:.2f} ms + woken late {f['waves']['late'] * 1000:.2f} ms (the asyncio "
+        "freed slot's next ask runs), so a wave lasts about the latency + P1 + how late the machine woke the loop "
+        "(whole-millisecond timer waits, and a busy machine):",
+        *(f"  - {f['items']:,} items: {f['waves']['waves']} loop wake-ups for {math.ceil(f['items'] / 16)} waves; "
+          f"{f['waves']['over'] * 1000:.2f} ms over the ideal per wave, all included; per wave P1 {f['waves']['p1'] * 1000:.2f} ms + woken late {f['waves']['late'] * 1000:.2f} ms (the asyncio "
           f"sleeps' loop: {f['floor_late'] * 1000:.2f} ms); start-up {f['waves']['start'] * 1000:.0f} ms "
           f"(`Engine.start` to the first dispatch: the run's start and evaluating the {f['items']:,} items, an "
           f"`agent()` each); garbage collection {f['waves']['gc'] * 1000:.0f} ms; last ask's return to the result "
@@ -312,7 +313,7 @@ def main() -> int:
                        f"peak RSS {a['peak_mb']:.0f} MB",
         "b": lambda b: "\n".join(f"(b) {f['items']} items in {f['seconds']:.2f} s, ideal {f['ideal']:.2f} s, ratio "
                                   f"{f['ratio']:.3f} (asyncio sleeps alone {f['floor_ratio']:.3f}), CPU {f['cpu']:.2f} s; "
-                                  f"per wave +{f['waves']['period'] * 1000:.2f} ms = P1 {f['waves']['p1'] * 1000:.2f} + "
+                                  f"per wave +{f['waves']['over'] * 1000:.2f} ms; P1 {f['waves']['p1'] * 1000:.2f} + "
                                   f"late {f['waves']['late'] * 1000:.2f} (asyncio {f['floor_late'] * 1000:.2f}); start "
                                   f"{f['waves']['start'] * 1000:.0f} ms, gc {f['waves']['gc'] * 1000:.0f} ms, end "
                                   f"{f['waves']['end'] * 1000:.0f} ms" for f in (b, b["small"])),

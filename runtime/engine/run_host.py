@@ -22,10 +22,10 @@ enters the same phases and logs the same lines again; those the run's log alread
 (`resume_from`) are not journaled a second time, so k resumes never add k copies.
 
 Scheduling (RUNTIME §3). Asks on one actor are admitted FIFO and run one at a time (a fair
-per-actor lock, a `Slots` of one); across actors at most `max_concurrency` asks are in flight (the run's capacity
-limiter). World reads and commands are outside that cap. An ask holds its turn and its slot until
-its outcome is journaled; the ask the slot goes to next runs before the finished one's result
-goes back to the script (`_AskTurn`).
+per-actor lock, a `Slots` of one); across actors at most `max_concurrency` asks are in flight
+(the run's capacity limiter). World reads and commands are outside that cap. An ask holds its
+turn and its slot until its outcome is journaled; the ask the slot goes to next runs before the
+finished one's result goes back to the script (`_AskTurn`).
 """
 
 from __future__ import annotations

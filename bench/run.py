@@ -4,7 +4,9 @@ run, and write the `## dwfc run` section of docs/performance.md.
 (a) throughput: 10,000 asks on an instant scripted port at concurrency 16 (in-memory journal):
     asks per second and peak traced memory; target >= 2,000 asks/s.
 (b) fan-out: one `parallel` of 4,096 asks, and one of 1,024, with 50 ms simulated latency at
-    concurrency 16: wall time against the ideal ceil(items/16) x 50 ms; target <= 1.05x (#18).
+    concurrency 16: wall time from `Engine.start` of the prepared script against the ideal
+    ceil(items/16) x 50 ms, with plain asyncio sleeps after each run as the floor and where the
+    time over the ideal went, wave by wave (`WaveLog`); target <= 1.05x (#18).
 (c) interpreter: 10 million interpreter steps of pure arithmetic against CPython running the
     same loop; target <= 8x (issue #18; `bench/interpreter.py` runs it in alternating rounds
     with a word-counting workload, a base commit and starlark-rust).

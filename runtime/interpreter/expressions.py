@@ -306,6 +306,7 @@ class ExpressionCompiler:
             if kind is OrderedSet:
                 sandbox.charge_keys(limits, items)
             return items
+
         if any_async([c for c, _ in codes]):
             async def run_async(frame):
                 items = []

@@ -235,7 +235,7 @@ def _contains(a, b, limits):
             charge_walk(limits, a, times=len(b))
     elif type(b) is DictItemsView:  # one lookup, then the value compared with `a`'s
         charge_walk(limits, a)
-    elif type(a) in HASHED_BY_WALK:  # a lookup hashes all of a tuple (CPython caches only a str's hash)
+    elif type(a) in HASHED_BY_WALK:  # a lookup hashes all of a tuple (see `sandbox.charge_key`)
         charge_key(limits, a)
     return _in(a, b)
 

@@ -228,7 +228,7 @@ def in_worker(job: dict, limits, elapsed: list | None = None) -> Any:
         worker = _workers.worker = _Worker()
     answer = worker.ask(job, limits.regex_timeout_s)
     if answer is None:
-        raise limit_error("regex_timeout_s", limits) from None
+        raise limit_error("regex_timeout_s", limits)
     if elapsed is not None:
         elapsed[0] = float(answer.get("elapsed", 0.0))
     if "ok" in answer:

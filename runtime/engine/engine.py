@@ -291,6 +291,7 @@ class Run:
             time.sleep(MEMORY_POLL_S)
             if self.settled.is_set():
                 return
+            interpreter.renew_interrupt()  # a stop asked for may have been written over
             steps, last_steps = last_steps, interpreter.steps
             # Only a run that computed since the last look is blamed: in a process holding
             # several runs (an MCP server), one waiting for its agents did not allocate.

@@ -42,11 +42,14 @@ the approved command set the engine and the world enforce.
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import anyio.to_thread
 
 from dwf.compiler.inert import escape, json_text, screen
 from dwf.compiler.plan.text import render_text
@@ -62,7 +65,7 @@ from dwf.runtime.host.saved import (SavedWorkflowError, global_dir, list_saved, 
                                     save_workflow)
 from dwf.runtime.host.session import WorkspaceSession
 from dwf.runtime.host.watch import DEFAULT_POLL_S, DEFAULT_STALL_AFTER_S, GUIDANCE, RunWatch
-from dwf.runtime.host.snippets import check_snippet, eval_snippet
+from dwf.runtime.host.snippets import check_snippet, eval_snippet_in_thread
 from dwf.runtime.journal.store import JournalError
 from dwf.runtime.ports.agent_definitions import check_agent_types
 from dwf.runtime.ports.worktrees import check_isolation
@@ -204,7 +207,7 @@ class ToolLayer:
     async def _create_workflow(self, arguments: dict, approver: Approver | None) -> dict:
         source = self._source(arguments, ("script", "path", "saved"))
         given = arguments.get("args") or {}
-        prepared = self._prepare(source, given)
+        prepared = await self._prepare(source, given)
         program = prepared.program
         self._require_agent()
         problems = list(prepared.argument_problems) + check_agent_types(program, self.root) \
@@ -231,7 +234,7 @@ class ToolLayer:
             return await self._configure_run(row, arguments, approver)
         source = self._source(arguments, ("script", "path"))
         given = arguments.get("args")
-        prepared = self._prepare(source, dict(row.args or {}) if given is None else given,
+        prepared = await self._prepare(source, dict(row.args or {}) if given is None else given,
                                  rejected="the run was not amended", given=tuple(given or ()))
         self._require_agent()
         if prepared.argument_problems:
@@ -292,7 +295,7 @@ class ToolLayer:
 
     async def _eval_workflow_snippet(self, arguments: dict, approver: Approver | None) -> dict:
         snippet = arguments["snippet"]
-        check = check_snippet(snippet)
+        check = await anyio.to_thread.run_sync(check_snippet, snippet)
         if not check.ok:
             lines = [_diagnostic_line("<snippet>", d) for d in check.diagnostics if d.get("severity") == "error"]
             raise _Refusal("\n".join(lines + ["not executed: fix the snippet and call again"]),
@@ -305,7 +308,7 @@ class ToolLayer:
                 {"snippet": snippet, "commands": check.commands, "workspace": str(self.root)})
             if not await self._approve(approver, request):
                 return _not_approved("the snippet was not evaluated")
-        result = (await eval_snippet(snippet, self.root, timeout_s=arguments.get("timeout_s"))).to_json()
+        result = (await eval_snippet_in_thread(snippet, self.root, timeout_s=arguments.get("timeout_s"))).to_json()
         if result.get("status") != "completed":
             return {"ok": False, **result, "error": f"the snippet {result.get('status')}: {result.get('error')}"}
         return {"ok": True, **result}
@@ -314,7 +317,7 @@ class ToolLayer:
 
     async def _save_workflow(self, arguments: dict, approver: Approver | None) -> dict:
         source = self._source(arguments, ("script", "path"))
-        prepared = self._prepare(source, None, rejected="nothing was saved", called=False)
+        prepared = await self._prepare(source, None, rejected="nothing was saved", called=False)
         scope = arguments.get("scope", "project")
         name = arguments.get("name") or prepared.name
         folder = project_dir(self.root) if scope == "project" else global_dir()
@@ -362,7 +365,8 @@ class ToolLayer:
 
     async def _resume_workflow_run(self, arguments: dict, approver: Approver | None) -> dict:
         row = self._resolve(arguments["run"])
-        prepared = self.session.prepare_resume(row)  # the saved workflows pinned at the start: approved then
+        # the saved workflows pinned at the start: approved then
+        prepared = await anyio.to_thread.run_sync(self.session.prepare_resume, row)
         if prepared.compiled is None:  # not resumable
             raise _Refusal("; ".join(prepared.problems))
         if prepared.program is None:
@@ -453,13 +457,17 @@ class ToolLayer:
         if problem is not None:
             raise _Refusal(problem[0].upper() + problem[1:] + ".", status="not_approved")
 
-    def _prepare(self, source: _Source, args: dict | None, *, rejected: str = "", called: bool = True,
-                 given: tuple[str, ...] | None = None) -> PreparedRun:
+    async def _prepare(self, source: _Source, args: dict | None, *, rejected: str = "", called: bool = True,
+                       given: tuple[str, ...] | None = None) -> PreparedRun:
         """The submitted script prepared once (`host.session`); a script that does not compile
         is refused with its diagnostics. Without `called`, the saved workflows it calls are not
-        looked up (a script being saved does not run)."""
-        prepared = (self.session.prepare(source.data, source.path, args, given=given) if called
-                    else prepare(source.data, source.path, None, {}, cache=self.session.cache))
+        looked up (a script being saved does not run). It compiles in a worker thread: a 1 MB
+        script takes seconds, while the host's other calls must still be answered."""
+        if called:
+            work = functools.partial(self.session.prepare, source.data, source.path, args, given=given)
+        else:
+            work = functools.partial(prepare, source.data, source.path, None, {}, cache=self.session.cache)
+        prepared = await anyio.to_thread.run_sync(work)
         if prepared.program is None:
             raise _Refusal(**_rejection(source, prepared, rejected))
         return prepared

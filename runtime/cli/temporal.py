@@ -113,11 +113,19 @@ def cmd_worker(args) -> int:
     return EXIT_OK
 
 
-def run_on_temporal(args, prepared, progress, run_id: str, agent_pin: dict | None, ceilings=None):
-    """Submit an approved run and follow it to its end; returns its RunOutcome."""
+def run_on_temporal(args, prepared, progress, run_id: str, agent_pin: dict | None, ceilings=None, workspace=None):
+    """Submit an approved run of `workspace`'s repository and follow it to its end; returns its
+    RunOutcome, or the problems that refused it (no worker of that repository, or its start)."""
+    from dwf.runtime.ports.worktrees import repository_identity  # deferred: start-up
+
+    repository = repository_identity(workspace or Path.cwd())
+
     async def action(client, client_module, contract):
+        problems = await client_module.serving_problems(client, args.task_queue, repository)
+        if problems:
+            return problems
         data = contract.run_input(prepared, run_id, max_concurrency=args.max_concurrency, budget=args.budget,
-                                  agent_pin=agent_pin, ceilings=ceilings)
+                                  agent_pin=agent_pin, ceilings=ceilings, workspace=repository)
         handle = await client_module.submit(client, data, task_queue=args.task_queue)
         if args.progress == "text":
             progress.notice(f"run {run_id} submitted to {args.temporal} (task queue {args.task_queue})")

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 from sample_workspace import build_workspace, command_environment, start_run
-from temporal_cluster import inputs_of, local_inputs, local_nodes, nodes_of, run_on_temporal, start_worker, stop_worker
+from temporal_cluster import (inputs_of, local_inputs, local_nodes, nodes_of, run_on_temporal, show, start_worker,
+                              stop_worker)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES_DIR = ROOT / "examples"
@@ -27,6 +28,23 @@ ARGS = {"triage-issues": {"team": "platform"}}
 # value and the commands that name it differ by the run id.
 TIMED = re.compile(r"\bin \d+\.\d+s\b")
 BRANCH = re.compile(r"\bdwf/[0-9a-f]{12}/")
+
+
+# What `dwfc show` gives of a run that must be the same locally and on the cluster (its times,
+# id, caps and event count differ by nature; a cluster run is never resumable).
+SHOWN = ("name", "description", "status", "stop_reason", "args", "asks", "tokens", "phases", "actors", "nodes",
+         "pending_questions", "result", "error")
+SECTION = re.compile(r"^  (Status|Started|Usage|Phases|Actors|Question|Reports|Artifacts|Worktrees|Result|Error)\b",
+                     re.MULTILINE)
+
+
+def shown_alike(data: dict) -> dict:
+    """The part of a `dwfc show --json` that a local run and a cluster run must share."""
+    same = {key: data[key] for key in SHOWN}
+    same["reports"] = sorted(map(json.dumps, data["reports"]))
+    same["artifacts"] = sorted((a["id"], a["kind"]) for a in data["artifacts"])
+    same["worktrees"] = [{k: v for k, v in tree.items() if k not in ("path", "head")} for tree in data["worktrees"]]
+    return untimed(same)
 
 
 def untimed(value):
@@ -66,6 +84,7 @@ def test_example_gives_the_same_result_on_temporal(example, template, environmen
         here = json.loads(local_out)
         differing = sorted(key for site, key, digest in effects - local_nodes(local_ws, here["run_id"]))
         remote_inputs = inputs_of(dev_server.address, on_temporal["run_id"], differing)
+        remote_shown, remote_text = show(remote_ws, on_temporal["run_id"], dev_server.address)
     finally:
         worker_err = stop_worker(worker)
     assert on_temporal["status"] == here["status"], (on_temporal["error"], here["error"], worker_err)
@@ -82,6 +101,11 @@ def test_example_gives_the_same_result_on_temporal(example, template, environmen
         assert TIMED.search(json.dumps(inputs[key])) or BRANCH.search(json.dumps(inputs[key])), \
             f"{key} has other inputs on Temporal"
         assert untimed(remote_inputs[key]) == untimed(inputs[key]), f"{key} has other inputs on Temporal"
+    # `dwfc show` of the cluster run shows what a local show of the same run shows, section by section.
+    local_shown, local_text = show(local_ws, here["run_id"])
+    assert shown_alike(remote_shown) == shown_alike(local_shown)
+    assert SECTION.findall(remote_text) == SECTION.findall(local_text)
+    assert f"(on {dev_server.address})" in remote_text.splitlines()[0]
 
 
 def test_a_run_is_refused_before_anything_is_submitted_when_no_worker_serves_its_repository(

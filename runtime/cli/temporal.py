@@ -32,12 +32,15 @@ def add_parsers(commands) -> None:
     worker = commands.add_parser(
         "worker", help="run a Temporal worker that executes DWF runs and their effects", parents=[TEMPORAL],
         description="Serve DWF runs submitted with `dwfc run --temporal`: the run's interpreter as a Temporal "
-                    "workflow, each effect as an activity over this workspace. Runs until SIGINT or SIGTERM.")
+                    "workflow, each effect as an activity over this workspace (isolated actors' worktrees too, "
+                    "on a task queue only this worker polls). Runs until SIGINT or SIGTERM.")
     worker.add_argument("--agent", metavar="PORT", help="the agent port asks run on (as for dwfc run)")
     worker.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
     worker.add_argument("--max-concurrency", type=positive_int, default=16, metavar="N",
                         help="activities (asks, reads, commands) this worker runs at once (default 16)")
-    worker.add_argument("--workspace", metavar="DIR", help="the workspace effects run in (default: the current directory)")
+    worker.add_argument("--workspace", metavar="DIR",
+                        help="the checkout effects run in; it serves runs of its repository only "
+                             "(default: the current directory)")
     worker.set_defaults(handler=cmd_worker)
 
 

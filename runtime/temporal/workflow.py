@@ -3,7 +3,10 @@ engine's own `Run` and `RunHost` (so caps, the budget, actor turns, joins, failu
 cancellation are the local engine's), over an in-memory journal, with a host whose effects are
 Temporal activities (`TemporalRunHost`): ask, world read, command, artifact, report and
 dashboard, each with the effect's occurrence key as its activity id. Saved workflows called
-inline run in the same workflow; their effects are activities keyed under the call.
+inline run in the same workflow; their effects are activities keyed under the call. Isolated
+actors' worktrees, and all of such an actor's activities, are on the worker that made the
+worktree (`ActivityWorktrees`). A run the engine refuses at start fails the workflow with a
+non-retryable `StartError` carrying the problems.
 
 Determinism. The interpreter runs the analyzed IR (`contract.run_input`), never script text,
 and the compiler proved the script deterministic; the engine has no clock and no randomness.
@@ -13,7 +16,7 @@ through: they hold no state between runs and do no I/O here (the journal is a `M
 Signals: `cancel(reason)` stops the run as `stopped(reason)`; `escalate` (from an ask activity
 whose actor asked the owner) raises the escalation through the engine; `answer` (from
 `dwfc answer`) answers it. Queries: `events(after)`, `nodes()`, `inputs(keys)`, `program()`,
-`answer(key)`, `state()`.
+`answer(key)`, `state()`, `show()` (what `dwfc show` prints).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ BRANCH = re.compile(r"\bdwf/[0-9a-f]{12}/")
 
 # What `dwfc show` gives of a run that must be the same locally and on the cluster (its times,
 # id, caps and event count differ by nature; a cluster run is never resumable).
-SHOWN = ("name", "description", "status", "stop_reason", "args", "asks", "tokens", "phases", "actors", "nodes",
+SHOWN = ("name", "description", "status", "stop_reason", "args", "asks", "tokens", "phases", "nodes",
          "pending_questions", "result", "error")
 SECTION = re.compile(r"^  (Status|Started|Usage|Phases|Actors|Question|Reports|Artifacts|Worktrees|Result|Error)\b",
                      re.MULTILINE)
@@ -41,6 +41,8 @@ SECTION = re.compile(r"^  (Status|Started|Usage|Phases|Actors|Question|Reports|A
 def shown_alike(data: dict) -> dict:
     """The part of a `dwfc show --json` that a local run and a cluster run must share."""
     same = {key: data[key] for key in SHOWN}
+    # actors created inside a join, and reports, come in the order their items got there
+    same["actors"] = sorted(map(json.dumps, data["actors"]))
     same["reports"] = sorted(map(json.dumps, data["reports"]))
     same["artifacts"] = sorted((a["id"], a["kind"]) for a in data["artifacts"])
     same["worktrees"] = [{k: v for k, v in tree.items() if k not in ("path", "head")} for tree in data["worktrees"]]

@@ -134,11 +134,15 @@ class ActivityWorktrees:
         self.notice = notice  # notice(message): a log line of the run
         self.owners: dict[str, str] = {}  # actor key -> the own task queue of the worker holding its worktree
         self.known: dict[str, dict] = {}  # actor key -> the worktree (`Worktree.to_json`), workspace-relative
-        self.attaches: dict[str, int] = {}  # actor key -> attaches so far (their activity ids)
+        # (actor key, operation) -> how many so far: the activity ids `<actor key>|<operation>|<n>`
+        self.counts: dict[tuple[str, str], int] = {}
+
+    def _activity_id(self, key: str, operation: str) -> str:
+        number = self.counts[key, operation] = self.counts.get((key, operation), 0) + 1
+        return f"{key}|{operation}|{number}"
 
     async def attach(self, run_id: str, actor_label: str, key: str, known: dict | None = None) -> Worktree:
-        number = self.attaches[key] = self.attaches.get(key, 0) + 1
-        result = await _call(contract.WORKTREE, f"{key}|worktree|{number}",
+        result = await _call(contract.WORKTREE, self._activity_id(key, "attach"),
                              {"run_id": run_id, "op": "attach", "label": actor_label, "key": key,
                               "known": known or self.known.get(key)}, timeout=contract.WORLD_TIMEOUT)
         self._raise(result)
@@ -167,14 +171,16 @@ class ActivityWorktrees:
                                         "when the workers share the repository)") from None
 
     async def snapshot(self, worktree: Worktree, run_id: str) -> dict:
-        return self._raise(await self.call(run_id, worktree.key, contract.WORKTREE, f"{worktree.key}|snapshot",
-                                           {"run_id": run_id, "op": "snapshot", "known": self.known[worktree.key]},
-                                           timeout=contract.WORLD_TIMEOUT))["value"]
+        return await self._on_owner(worktree, run_id, "snapshot")
 
     async def finish(self, worktree: Worktree, run_id: str) -> dict:
-        return self._raise(await self.call(run_id, worktree.key, contract.WORKTREE, f"{worktree.key}|finish",
-                                           {"run_id": run_id, "op": "finish", "known": self.known[worktree.key]},
-                                           timeout=contract.WORLD_TIMEOUT))["value"]
+        return await self._on_owner(worktree, run_id, "finish")
+
+    async def _on_owner(self, worktree: Worktree, run_id: str, operation: str) -> dict:
+        result = await self.call(run_id, worktree.key, contract.WORKTREE, self._activity_id(worktree.key, operation),
+                                 {"run_id": run_id, "op": operation, "known": self.known[worktree.key]},
+                                 timeout=contract.WORLD_TIMEOUT)
+        return self._raise(result)["value"]
 
     @staticmethod
     def _raise(result: dict) -> dict:

@@ -4,7 +4,10 @@ sample workspace), and both runs give the same status and value and the same set
 (site, key, input hash) of their effects: the journal of the local run against the `nodes`
 query of the workflow. pytest prints its duration ("in 2.27s"), which differs between any two
 runs; an ask that quotes it has other inputs, so there the inputs themselves are compared with
-the durations masked."""
+the durations masked (and isolated actors' branch names, which carry the run id). `dwfc show` of
+the cluster run gives what a local `dwfc show` of the local run gives, section by section.
+Every example runs, parallel-fixes (isolated actors in worktrees) too; a run whose task queue's
+workers serve another repository is refused before anything is submitted."""
 
 from __future__ import annotations
 

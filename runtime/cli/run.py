@@ -78,7 +78,7 @@ def cmd_run(args) -> int:
         from dwf.runtime.host.session import new_run_id  # deferred: start-up
 
         outcome = run_on_temporal(args, prepared, progress, new_run_id(), {"spec": args.agent} if args.agent else None,
-                                  session.ceilings, workspace)
+                                  session.ceilings, workspace, tool_set)
     else:
         outcome = _execute_run(session, prepared, port, progress, args)
     if isinstance(outcome, list):  # the engine refused the request

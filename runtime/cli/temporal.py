@@ -116,9 +116,11 @@ def cmd_worker(args) -> int:
     return EXIT_OK
 
 
-def run_on_temporal(args, prepared, progress, run_id: str, agent_pin: dict | None, ceilings=None, workspace=None):
-    """Submit an approved run of `workspace`'s repository and follow it to its end; returns its
-    RunOutcome, or the problems that refused it (no worker of that repository, or its start)."""
+def run_on_temporal(args, prepared, progress, run_id: str, agent_pin: dict | None, ceilings=None, workspace=None,
+                    actor_tools: str | None = None):
+    """Submit an approved run of `workspace`'s repository (its actors with the `actor_tools` set
+    the approval screen showed) and follow it to its end; returns its RunOutcome, or the problems
+    that refused it (no worker of that repository, or its start)."""
     from dwf.runtime.ports.worktrees import repository_identity  # deferred: start-up
 
     repository = repository_identity(workspace or Path.cwd())
@@ -128,7 +130,8 @@ def run_on_temporal(args, prepared, progress, run_id: str, agent_pin: dict | Non
         if problems:
             return problems
         data = contract.run_input(prepared, run_id, max_concurrency=args.max_concurrency, budget=args.budget,
-                                  agent_pin=agent_pin, ceilings=ceilings, workspace=repository)
+                                  agent_pin=agent_pin, ceilings=ceilings, workspace=repository,
+                                  actor_tools=actor_tools)
         handle = await client_module.submit(client, data, task_queue=args.task_queue)
         if args.progress == "text":
             progress.notice(f"run {run_id} submitted to {args.temporal} (task queue {args.task_queue})")

@@ -86,11 +86,13 @@ class DwfActivities:
                                    type=contract.WORKSPACE_MISMATCH, non_retryable=True)
         return data
 
-    def _port(self, run_id: str) -> AgentPort:
+    def _port(self, run_id: str, actor_tools: str | None) -> AgentPort:
+        """The run's agent port, with the actor tool set the run was approved with."""
         port = self.ports.get(run_id)
         if port is None:
             problems: list[str] = []
-            port = open_agent_port(self.agent, self.workspace, model=self.model, problems=problems)
+            port = open_agent_port(self.agent, self.workspace, model=self.model, actor_tools=actor_tools,
+                                   problems=problems)
             if port is None:
                 raise RuntimeError("; ".join(problems))
             self.ports[run_id] = port
@@ -151,7 +153,7 @@ class DwfActivities:
                              session=lambda session_id, model: session_box.append([session_id, model]))
         beat = asyncio.create_task(_heartbeat())
         try:
-            value = await run_ask(self._port(data["run_id"]), request, session)
+            value = await run_ask(self._port(data["run_id"], data.get("actor_tools")), request, session)
             result: dict = {"value": value}
         except (ScriptError, FatalError) as error:
             result = _error(error)

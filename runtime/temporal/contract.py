@@ -74,10 +74,12 @@ def parse_identity(identity: str) -> tuple[str, str] | None:
 
 
 def run_input(prepared, run_id: str, *, max_concurrency: int | None, budget: int | None,
-              agent_pin: dict | None = None, ceilings=None, workspace: str | None = None) -> dict:
+              agent_pin: dict | None = None, ceilings=None, workspace: str | None = None,
+              actor_tools: str | None = None) -> dict:
     """The workflow input of a prepared run (`engine.PreparedRun` without problems); `workspace` is
     the identity of the repository it targets (`ports.worktrees.repository_identity`), which every
-    worker serving it must have."""
+    worker serving it must have; `actor_tools`, the actor tool set it was approved with (None: the
+    workers' own)."""
     return {
         "run_id": run_id,
         "workspace": workspace,
@@ -91,6 +93,7 @@ def run_input(prepared, run_id: str, *, max_concurrency: int | None, budget: int
         "max_concurrency": max_concurrency,
         "budget": budget,
         "agent_pin": agent_pin or {},
+        "actor_tools": actor_tools,
         # the submitting host's ceilings (`engine.Ceilings`; None: the defaults)
         "ceilings": {"max_agents": ceilings.max_agents, "max_concurrency": ceilings.max_concurrency} if ceilings else None,
     }

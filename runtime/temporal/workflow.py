@@ -203,7 +203,7 @@ class ActivityAgentPort:
     async def run_turn(self, request: AskRequest, message: str, channel) -> str:
         payload = {"run_id": request.run_id, "actor": _actor_json(request.actor), "site": request.site, "key": request.key,
                    "instructions": request.instructions, "schema": request.schema, "label": request.label,
-                   "commands": list(request.commands)}
+                   "commands": list(request.commands), "actor_tools": workflow.instance().input.get("actor_tools")}
         options = {"timeout": contract.ASK_TIMEOUT, "heartbeat": contract.HEARTBEAT_TIMEOUT}
         if request.actor.workdir is not None:
             result = await self.worktrees.call(request.run_id, request.actor.actor_id, contract.ASK, request.key,

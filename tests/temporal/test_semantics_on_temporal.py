@@ -17,6 +17,8 @@ import pytest
 from temporal_cluster import DWFC, run_on_temporal, start_worker, stop_worker
 
 FIXTURE = {"rules": [
+    {"instructions": "^write", "result": "refused",
+     "tools": [{"tool": "write_file", "input": {"path": "x.txt", "content": "x"}, "expect": "error"}]},
     {"instructions": "^fail", "fail": "scripted failure"},
     {"instructions": "^question", "escalate": "Which colour?"},
     {"instructions": "^slow", "result": "late", "delay_s": 60},
@@ -58,6 +60,10 @@ piped = await pipeline(["fail", "ok", "fine"], stage)
 report({"items": items})
 return {"items": items, "strict": strict, "piped": piped}
 ''',
+    # the actor tools a run was approved with (--actor-tools read) and an actor's own narrowing
+    # (tools=[...]) reach the worker: the write is refused there as here
+    "tools": HEAD % "" + 'return await agent("broad").ask("write broadly")\n',
+    "narrowed": HEAD % "" + 'return await agent("narrow", tools=["read", "grep"]).ask("write narrowly")\n',
     "fatal": (HEAD % ', "args": {"n": {"type": "integer", "default": 5000}}') + '''phase("Fan")
 w = agent("w")
 xs = await parallel(w.ask(f"x {i}") for i in range(args["n"]))
@@ -87,7 +93,7 @@ def test_a_case_ends_as_it_does_locally(case, cluster, tmp_path):
     address, workspace, fixture, _root, _worker = cluster
     script = tmp_path / f"{case}.dwf.py"
     script.write_text(CASES[case])
-    extra = ("--budget", "20") if case == "budget" else ()
+    extra = {"budget": ("--budget", "20"), "tools": ("--actor-tools", "read")}.get(case, ())
     local_ws = tmp_path / "local"
     local_ws.mkdir()
     local = subprocess.run([str(DWFC), "run", str(script), "--yes", "--agent", f"scripted:{fixture}", "--progress",

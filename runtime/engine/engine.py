@@ -190,7 +190,7 @@ class Run:
             cache = _rebuild_cache(self.journal, stored.resumed_from)
         replay: dict = {}  # filled by the claim of a resume
         ports = RunPorts(request.agent_port, request.world, request.artifacts, request.questions,
-                         _worktrees(prepared, request.world))
+                         _worktrees(prepared, request.world, request.worktrees))
         self.host = self.host_type(self.id, prepared, ports, journal=self.journal, events=self.events,
                             committer=self.committer, limits=request.limits,
                             max_concurrency=resolved.max_concurrency, max_agents=resolved.max_agents,
@@ -467,12 +467,15 @@ class Run:
                 control.release(self.control_dir, self.id)
 
 
-def _worktrees(prepared: PreparedRun, world) -> GitWorktrees | None:
-    """The worktrees of a run whose script isolates actors, in the world's workspace; a
-    workspace that cannot hold them refuses the start, naming the actors (`check_isolation`)."""
+def _worktrees(prepared: PreparedRun, world, given=None) -> GitWorktrees | None:
+    """The worktrees of a run whose script isolates actors: `given` (the request's), else made in
+    the world's workspace; a workspace that cannot hold them refuses the start, naming the actors
+    (`check_isolation`)."""
     programs = [prepared.program, *prepared.called.values()]  # saved workflows called inline too
     if not any(isolated_actors(program) for program in programs):
         return None
+    if given is not None:
+        return given
     workspace = getattr(world, "root", None)
     problems = [problem for program in programs for problem in check_isolation(program, workspace)]
     if problems:

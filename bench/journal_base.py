@@ -86,9 +86,13 @@ def codec_rounds(rounds: int, asks: int = 4000) -> list[float]:
     script = throughput_script(asks, min(asks, 2000))
     standard = json.JSONEncoder(ensure_ascii=False).encode
 
+    def json_copies(value):  # codec.encoded_copies with the standard json both ways
+        text = standard(value)
+        return text, lambda: json.loads(text)
+
     def cpu(use_orjson: bool, folder: Path) -> float:
         sqlite._to_json = codec.dumps if use_orjson else standard
-        events.plain_copy = codec.plain_copy if use_orjson else (lambda value: json.loads(json.dumps(value)))
+        events.encoded_copies = codec.encoded_copies if use_orjson else json_copies
 
         async def main():
             port = ScriptedAgentPort(parse_fixture({"rules": [], "default": {"result": "ok"}}))
@@ -113,7 +117,7 @@ def codec_rounds(rounds: int, asks: int = 4000) -> list[float]:
                 with_json, with_orjson = (b, a) if not first else (a, b)
                 ratios.append(with_json / with_orjson)
         finally:
-            sqlite._to_json, events.plain_copy = codec.dumps, codec.plain_copy
+            sqlite._to_json, events.encoded_copies = codec.dumps, codec.encoded_copies
     return sorted(ratios)
 
 

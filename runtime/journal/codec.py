@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 
@@ -67,4 +67,15 @@ def dumps(value: Any) -> str:
     return data.decode("utf-8") if data is not None else _standard(value)
 
 
-__all__ = ["dumps", "plain_copy"]
+def encoded_copies(value: Any) -> tuple[str, Callable[[], Any]]:
+    """`(dumps(value), copy)` for one encoding of `value`: `copy()` gives `plain_copy(value)`
+    from that text, each call a new copy (an event is encoded once for the journal and for
+    every listener)."""
+    data = _encoded(value)
+    if data is not None:
+        return data.decode("utf-8"), lambda: orjson.loads(data)
+    text = _standard(value)
+    return text, lambda: json.loads(json.dumps(value))
+
+
+__all__ = ["dumps", "encoded_copies", "plain_copy"]

@@ -154,6 +154,10 @@ RUN_COLUMNS = ("id",) + RUN_TEXT + RUN_JSON + ("result_blob",)
 INSERT_NODE = (
     "INSERT INTO dwf_node (run_id, site_id, occurrence_key, kind, actor, input_hash, input, status, result, "
     "result_blob, error, usage, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+# The same with the rowid given: the rows of a group transaction are inserted together, each
+# with the next rowid (no other connection writes while the group holds the write lock), so a
+# row's settlement finds it by rowid without reading its rowid back.
+INSERT_NODE_AT = INSERT_NODE.replace("(run_id, ", "(rowid, run_id, ", 1).replace("VALUES (", "VALUES (?, ", 1)
 # An upsert costs twice a plain insert even without a conflict, so it is only the fallback.
 PUT_NODE = (
     INSERT_NODE + " ON CONFLICT (run_id, site_id, occurrence_key) DO UPDATE SET kind = excluded.kind, actor = excluded.actor, "
@@ -174,6 +178,9 @@ SETTLE_NODE_AT = SETTLE_NODE + " AND rowid = ?"
 # rowid.)
 APPEND_EVENT = ("INSERT INTO dwf_event (run_id, sequence, type, payload, payload_blob) VALUES "
                 "(?, (SELECT COALESCE(MAX(sequence), 0) + 1 FROM dwf_event WHERE run_id = ?), ?, ?, ?)")
+# The events of a group transaction: their sequences were handed out while it held the write
+# lock (the next after the run's last), and are checked against the table after the insert.
+APPEND_EVENT_AT = "INSERT INTO dwf_event (run_id, sequence, type, payload, payload_blob) VALUES (?, ?, ?, ?, ?)"
 
 # A run keeps one `run-settled`, its last event: settling again (a resume, a reconcile) moves the
 # earlier one to a fresh sequence after every other event with the new payload. Numbers are never
@@ -200,6 +207,6 @@ DROP_UNSETTLED_MESSAGES = f"DELETE FROM dwf_message AS m WHERE m.run_id = ? AND 
 # The columns a node row is read from, in `NodeRow` order (with the blob reference after `result`).
 NODE_COLUMNS = "site_id, occurrence_key, kind, actor, input_hash, input, status, result, result_blob, error, usage, imported"
 
-__all__ = ["ACTOR_MESSAGES", "APPEND_EVENT", "APPEND_MESSAGE", "ASK_MESSAGES", "DROP_UNSETTLED_MESSAGES", "ERROR_KINDS",
-           "INSERT_NODE", "LAST_SEQUENCE", "MIGRATIONS", "MOVE_SETTLED", "NODE_COLUMNS", "NODE_USAGE", "NOW", "PUT_NODE", "RUN_COLUMNS", "RUN_JSON", "RUN_TEXT", "SCHEMA_V1", "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_V5", "SCHEMA_VERSION", "SETTLE_NODE", "SETTLE_NODE_AT",
+__all__ = ["ACTOR_MESSAGES", "APPEND_EVENT", "APPEND_EVENT_AT", "APPEND_MESSAGE", "ASK_MESSAGES", "DROP_UNSETTLED_MESSAGES", "ERROR_KINDS",
+           "INSERT_NODE", "INSERT_NODE_AT", "LAST_SEQUENCE", "MIGRATIONS", "MOVE_SETTLED", "NODE_COLUMNS", "NODE_USAGE", "NOW", "PUT_NODE", "RUN_COLUMNS", "RUN_JSON", "RUN_TEXT", "SCHEMA_V1", "SCHEMA_V2", "SCHEMA_V3", "SCHEMA_V4", "SCHEMA_V5", "SCHEMA_VERSION", "SETTLE_NODE", "SETTLE_NODE_AT",
            "VERSION_TABLE"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from dwf.runtime.journal.codec import encoded_copies
+from dwf.runtime.journal.codec import dumps, encoded_copies
 
 log = logging.getLogger("dwf.events")
 
@@ -37,8 +37,10 @@ class EventBus:
             return None  # run-settled is the last event of a run
         assert event_type in EVENT_TYPES, event_type
         listeners = self.listeners
-        if listeners or journaled:
+        if listeners:
             text, copy = encoded_copies(payload)
+        elif journaled:
+            text = dumps(payload)
         sequence = self.journal.append_event(self.run_id, event_type, payload, encoded=text) if journaled else None
         if event_type == "run-settled":
             self.settled = True

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from dwf.runtime.journal.sqlite_schema import (ACTOR_MESSAGES, APPEND_EVENT, APPEND_EVENT_AT, APPEND_MESSAGE, ASK_MESSAGES,
-                                               DROP_UNSETTLED_MESSAGES, ERROR_KINDS, INSERT_NODE, INSERT_NODE_AT, LAST_SEQUENCE, MIGRATIONS,
-                                               MOVE_SETTLED, NODE_COLUMNS, NODE_USAGE, NOW,
+                                               DROP_UNSETTLED_MESSAGES, ERROR_KINDS, EVENTS_AFTER, EVENTS_STRADDLING, INSERT_NODE, INSERT_NODE_AT, LAST_SEQUENCE, MIGRATIONS,
+                                               MOVE_SETTLED, NODE_COLUMNS, NODE_USAGE, NOW, PACKED, PACKED_TYPES,
                                                PUT_NODE, RUN_COLUMNS, RUN_JSON, RUN_TEXT, SCHEMA_VERSION, SETTLE_NODE, SETTLE_NODE_AT,
                                                VERSION_TABLE)
 from dwf.runtime.journal.codec import dumps
@@ -40,6 +40,7 @@ from dwf.runtime.journal.store import JournalError, NodeRow, RunRow
 from dwf.runtime.statedir import StateDir
 
 BLOB_THRESHOLD = 4096  # JSON texts longer than this many bytes are stored once, by sha256
+INLINE_CHARS = BLOB_THRESHOLD // 4  # at most 4 bytes per character: a text this long is inline without encoding it
 DEFAULT_BUSY_TIMEOUT_S = 5.0
 # A group transaction holds the file's write lock. The engine commits it at the end of each
 # event-loop tick; a script computing for seconds between awaits would keep it longer and make
@@ -92,6 +93,34 @@ def _classify(error: sqlite3.Error) -> str | None:
         return None
     text = str(error).lower()
     return next((kind for _, kind, words in ERROR_KINDS if words in text), None)
+
+
+def _packed(events: list[tuple]) -> list[tuple]:
+    """The rows of pending `(run, sequence, type, text, blob)` events: consecutive events of
+    PACKED_TYPES of one run held inline share one row (schema version 6), the others get their own."""
+    rows: list[tuple] = []
+    pack: list[tuple] = []
+
+    def close() -> None:
+        if len(pack) == 1:
+            run_id, sequence, kind, text, _ = pack[0]
+            rows.append((run_id, sequence, None, kind, text, None))
+        elif pack:
+            text = ",".join(f'["{kind}",{payload}]' for _, _, kind, payload, _ in pack)
+            rows.append((pack[0][0], pack[0][1], pack[-1][1], PACKED, f"[{text}]", None))
+        pack.clear()
+
+    for event in events:
+        run_id, sequence, kind, text, blob = event
+        if kind in PACKED_TYPES and blob is None:
+            if pack and (pack[-1][0] != run_id or pack[-1][1] + 1 != sequence):
+                close()
+            pack.append(event)
+        else:
+            close()
+            rows.append((run_id, sequence, None, kind, text, blob))
+    close()
+    return rows
 
 
 class SqliteJournal:
@@ -254,6 +283,11 @@ class SqliteJournal:
             except sqlite3.Error as error:
                 raise self._explain(error, action()) from None
 
+    def _in_group(self) -> bool:
+        """Whether a write may join the open group now, without SQL (under the lock)."""
+        conn = self._conn
+        return bool(self._holders) and conn is not None and conn.in_transaction and self._watchdog_failure is None
+
     def _open_group(self, conn: sqlite3.Connection) -> None:
         conn.execute("BEGIN IMMEDIATE")
         self._group_serial += 1
@@ -313,9 +347,9 @@ class SqliteJournal:
                                                "another writer bypassed the journal's lock; restore the file from a backup")
         if not self._pending_events:
             return
-        rows, self._pending_events = self._pending_events, []
-        with self._named(f"append a {rows[0][2]} event to run {rows[0][0]}", len(rows)):
-            conn.executemany(APPEND_EVENT_AT, rows)
+        events, self._pending_events = self._pending_events, []
+        with self._named(f"append a {events[0][2]} event to run {events[0][0]}", len(events)):
+            conn.executemany(APPEND_EVENT_AT, _packed(events))
             for run_id, expected in self._group_sequences.items():
                 stored = conn.execute(LAST_SEQUENCE, (run_id,)).fetchone()[0]
                 if stored != expected:
@@ -487,7 +521,7 @@ class SqliteJournal:
 
     def _stored(self, conn: sqlite3.Connection, text: str) -> tuple[str | None, str | None]:
         """`_dump` of a value already encoded as `text`."""
-        if len(text) <= BLOB_THRESHOLD // 4:  # at most 4 bytes per character: small without encoding
+        if len(text) <= INLINE_CHARS:
             return text, None
         data = text.encode("utf-8")
         if len(data) <= BLOB_THRESHOLD:
@@ -664,12 +698,17 @@ class SqliteJournal:
                        self._load(conn, usage, None, f"{what} (usage)"), bool(imported))
 
     def put_node(self, row: NodeRow) -> None:
-        texts = (_to_json(row.input), row.status)
-        outcome = (_to_json(row.error), _to_json(row.usage), int(bool(row.imported)))
         key = (row.run_id, row.site, row.key)
+        head = key + (row.kind, row.actor, row.input_hash, _to_json(row.input), row.status)
+        result, outcome = _to_json(row.result), (_to_json(row.error), _to_json(row.usage), int(bool(row.imported)))
+        if len(result) <= INLINE_CHARS:
+            with self._lock:
+                if self._in_group():  # the common case, without a call more
+                    self._pending_nodes[key] = head + (result, None) + outcome
+                    return
 
         def write(conn: sqlite3.Connection, grouped: bool) -> None:
-            values = key + (row.kind, row.actor, row.input_hash) + texts + self._dump(conn, row.result) + outcome
+            values = head + self._stored(conn, result) + outcome
             if grouped:  # inserted with the group's other rows (`_flush_pending`)
                 self._pending_nodes[key] = values
                 return
@@ -687,11 +726,18 @@ class SqliteJournal:
                     usage: dict | None = None) -> None:
         """Settles a node written `running` before: only the outcome columns change (the
         input, often the largest column, is not written again)."""
-        error_text, usage_text = _to_json(error), _to_json(usage or {})
+        text, error_text, usage_text = _to_json(result), _to_json(error), _to_json(usage or {})
         node = (run_id, site, key)
+        if len(text) <= INLINE_CHARS:
+            with self._lock:
+                if self._in_group() and node not in self._pending_nodes:
+                    rowid = self._running_rows.pop(node, None)
+                    if rowid is not None:  # the common case, without a call more
+                        self._pending_settles.append((status, text, None, error_text, usage_text) + node + (rowid,))
+                        return
 
         def write(conn: sqlite3.Connection, grouped: bool) -> int:
-            values = (status, *self._dump(conn, result), error_text, usage_text) + node
+            values = (status, *self._stored(conn, text), error_text, usage_text) + node
             if grouped and node in self._pending_nodes:
                 self._flush_pending(conn)  # settled in the group that wrote it: it needs its rowid
             rowid = self._running_rows.pop(node, None)
@@ -723,8 +769,17 @@ class SqliteJournal:
     def append_event(self, run_id: str, event_type: str, payload: dict, encoded: str | None = None) -> int:
         """See `JournalStore.append_event`; `encoded`, when given, is `payload`'s JSON text
         (the event bus encodes each payload once, for the journal and its listeners)."""
+        encoded = encoded if encoded is not None else _to_json(payload)
+        if len(encoded) <= INLINE_CHARS and event_type != "run-settled":
+            with self._lock:
+                last = self._group_sequences.get(run_id)
+                if last is not None and self._in_group():  # the common case, without a call more
+                    self._pending_events.append((run_id, last + 1, event_type, encoded, None))
+                    self._group_sequences[run_id] = last + 1
+                    return last + 1
+
         def write(conn: sqlite3.Connection, grouped: bool) -> int:
-            text, blob = self._stored(conn, encoded if encoded is not None else _to_json(payload))
+            text, blob = self._stored(conn, encoded)
             if event_type == "run-settled":
                 return self._settle_event(conn, run_id, text, blob, grouped)
             if not grouped:  # autocommit: insert, then read the sequence back
@@ -752,16 +807,52 @@ class SqliteJournal:
         return sequence
 
     def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
-        only = f" AND type IN ({', '.join('?' * len(types))})" if types is not None else ""
+        packed = types is None or not PACKED_TYPES.isdisjoint(types)  # whether packed rows may hold some
+        only, names = "", ()
+        if types is not None:
+            names = (*types, PACKED) if packed else tuple(types)
+            only = f" AND type IN ({', '.join('?' * len(names))})"
         with self._read(f"read the events of run {run_id}") as conn:  # pending ones too
-            rows = conn.execute("SELECT sequence, type, payload, payload_blob FROM dwf_event WHERE run_id = ? "
-                                f"AND sequence > ?{only} ORDER BY sequence", (run_id, after, *(types or ()))).fetchall()
-            return [{"seq": seq, "type": kind,
-                     "payload": self._load(conn, payload, blob, f"event {seq} of run {run_id}")}
-                    for seq, kind, payload, blob in rows]
+            rows = self._event_rows(conn, run_id, after, "", only, names, packed)
+            events = []
+            for seq, last, kind, payload, blob in rows:
+                if last is None:
+                    events.append({"seq": seq, "type": kind,
+                                   "payload": self._load(conn, payload, blob, f"event {seq} of run {run_id}")})
+                    continue
+                for number, (kind, payload) in self._unpacked(conn, run_id, seq, last, payload, blob):
+                    if number > after and (types is None or kind in types):
+                        events.append({"seq": number, "type": kind, "payload": payload})
+            return events
+
+    def _event_rows(self, conn: sqlite3.Connection, run_id: str, after: int, extra: str, only: str = "",
+                    names: tuple = (), packed: bool = True) -> list[tuple]:
+        """The rows holding the run's events after `after`: those that begin after it and a
+        packed row that begins before it and ends after."""
+        rows = conn.execute(EVENTS_AFTER.format(extra=extra, only=only), (run_id, after, *names)).fetchall()
+        if packed and after > 0:
+            before = conn.execute(EVENTS_STRADDLING.format(extra=extra), (run_id, after)).fetchone()
+            if before is not None and before[1] is not None and before[1] > after:
+                rows.insert(0, before)
+        return rows
+
+    def _unpacked(self, conn: sqlite3.Connection, run_id: str, first: int, last: int, payload: str | None,
+                  blob: str | None) -> list[tuple[int, tuple[str, Any]]]:
+        """The (sequence, (type, payload)) events of a packed row."""
+        items = self._load(conn, payload, blob, f"events {first}-{last} of run {run_id}")
+        if not (isinstance(items, list) and len(items) == last - first + 1
+                and all(isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) for item in items)):
+            raise JournalError(f"{self.path}: events {first}-{last} of run {run_id} are not a list of "
+                               f"{last - first + 1} [type, payload] pairs; the journal was edited or damaged; "
+                               "restore it from a backup or discard that run")
+        return list(enumerate(map(tuple, items), first))
 
     def event_times(self, run_id: str, after: int = 0) -> dict[int, str]:
         with self._read(f"read the event times of run {run_id}") as conn:
-            rows = conn.execute("SELECT sequence, created_at FROM dwf_event WHERE run_id = ? AND sequence > ? "
-                                "ORDER BY sequence", (run_id, after)).fetchall()
-        return dict(rows)
+            rows = self._event_rows(conn, run_id, after, ", created_at")
+        times = {}
+        for seq, last, _, _, _, created in rows:
+            for number in range(seq, (last if last is not None else seq) + 1):
+                if number > after:
+                    times[number] = created
+        return times

@@ -17,6 +17,7 @@ EVENT_TYPES = (
     "node-settled", "usage-updated", "report", "artifact-published", "escalation-raised", "escalation-resolved",
     "run-caps-changed", "worktree-created", "worktree-removed", "run-settled",
 )
+_KNOWN = frozenset(EVENT_TYPES)
 
 Listener = Callable[[dict], None]
 
@@ -35,7 +36,7 @@ class EventBus:
         back from it."""
         if self.settled:
             return None  # run-settled is the last event of a run
-        assert event_type in EVENT_TYPES, event_type
+        assert event_type in _KNOWN, event_type
         listeners = self.listeners
         if listeners:
             text, copy = encoded_copies(payload)

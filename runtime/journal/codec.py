@@ -78,4 +78,36 @@ def encoded_copies(value: Any) -> tuple[str, Callable[[], Any]]:
     return text, lambda: json.loads(json.dumps(value))
 
 
-__all__ = ["dumps", "encoded_copies", "plain_copy"]
+_SORTED = _OPTIONS | orjson.OPT_SORT_KEYS
+
+
+def _floatless(value: Any) -> bool:
+    """Whether `value` is plain JSON data without a float (orjson and `json` format floats
+    differently: `1e-05` and `1e-5`), as far as it has to look."""
+    kind = type(value)
+    if kind is dict:
+        value = value.values()
+    elif kind is not list and kind is not tuple:
+        return kind is not float
+    for item in value:  # most items are scalars: skip them without a call
+        kind = type(item)
+        if kind is float or (kind not in _SCALARS and not _floatless(item)):
+            return False
+    return True
+
+
+def canonical(value: Any, standard: Callable[[Any], str]) -> str:
+    """`standard(value)` for the canonical encoder `json.JSONEncoder(sort_keys=True,
+    separators=(",", ":"), ensure_ascii=False, ...)`, from orjson where the two agree (#18):
+    data without floats that orjson takes (str keys, ints within 64 bits, no subclasses).
+    Their strings, keys, key order and ints are the same text (tests/runtime/test_journal_codec.py
+    checks every code point); anything else is `standard`'s to encode."""
+    if _floatless(value):
+        try:
+            return orjson.dumps(value, option=_SORTED).decode("utf-8")
+        except TypeError:  # orjson.JSONEncodeError: a big int, a non-str key, a subclass, ...
+            pass
+    return standard(value)
+
+
+__all__ = ["canonical", "dumps", "encoded_copies", "plain_copy"]

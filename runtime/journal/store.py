@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
+from dwf.runtime.journal.codec import canonical
+
 
 class JournalError(Exception):
     """The journal cannot be read or written (a corrupted, locked, full or read-only store, or a
@@ -28,8 +30,8 @@ _lenient_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ens
 
 def input_hash(value: Any) -> str:
     """The hash of an effect's inputs that replay compares: 32 hex digits of the SHA-256 of
-    their canonical JSON text."""
-    return hashlib.sha256(_lenient_canonical(value).encode("utf-8")).hexdigest()[:32]
+    their canonical JSON text (encoded by orjson where it writes the same text: `codec.canonical`)."""
+    return hashlib.sha256(canonical(value, _lenient_canonical).encode("utf-8")).hexdigest()[:32]
 
 
 @dataclass

@@ -63,6 +63,8 @@ def plain_copy(value: Any) -> Any:
 
 def dumps(value: Any) -> str:
     """The JSON text of `value` as the journal stores it (module docstring)."""
+    if value is None:  # most errors and results of rows and events: no call
+        return "null"
     data = _encoded(value)
     return data.decode("utf-8") if data is not None else _standard(value)
 

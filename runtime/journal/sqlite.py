@@ -144,7 +144,7 @@ class SqliteJournal:
         # last one handed out in this group), and so is the rowid of each node row.
         self._running_rows: dict[tuple[str, str, str], int] = {}  # (run, site, key) -> rowid of a row put running
         self._pending_nodes: dict[tuple[str, str, str], tuple] = {}  # (run, site, key) -> INSERT_NODE values
-        self._pending_settles: list[tuple] = []  # SETTLE_NODE_AT values of rows with a known rowid
+        self._pending_settles: dict[tuple[str, str, str], tuple] = {}  # SETTLE_NODE_AT values (known rowid)
         self._pending_events: list[tuple] = []  # APPEND_EVENT_AT values
         self._group_sequences: dict[str, int] = {}
         try:
@@ -262,6 +262,7 @@ class SqliteJournal:
             try:
                 conn.execute("COMMIT")
             except sqlite3.Error:
+                self._forget_pending(rolled_back=True)
                 _rollback(conn)
                 raise
 
@@ -319,9 +320,10 @@ class SqliteJournal:
         if failure is not None:
             raise failure
 
-    def _forget_pending(self) -> None:
-        for key in self._pending_nodes:
-            self._running_rows.pop(key, None)
+    def _forget_pending(self, rolled_back: bool = False) -> None:
+        """Drop what the group held; after a rollback also the rowids it handed out."""
+        if rolled_back:
+            self._running_rows.clear()  # some were rolled back: settlements find their rows by key
         self._pending_nodes.clear()
         self._pending_settles.clear()
         self._pending_events.clear()
@@ -337,7 +339,7 @@ class SqliteJournal:
             with self._named(f"record node {key[2]} of run {key[0]}", len(self._pending_nodes)):
                 self._insert_nodes(conn)
         if self._pending_settles:
-            rows, self._pending_settles = self._pending_settles, []
+            rows, self._pending_settles = list(self._pending_settles.values()), {}
             with self._named(f"settle node {rows[0][-2]} of run {rows[0][-4]}", len(rows)):
                 if conn.executemany(SETTLE_NODE_AT, rows).rowcount != len(rows):
                     for values in rows:  # a row replaced meanwhile (another rowid): settle it by its key
@@ -421,7 +423,7 @@ class SqliteJournal:
                 self._flush_pending(conn)
                 conn.execute("COMMIT")
             except BaseException:
-                self._forget_pending()
+                self._forget_pending(rolled_back=True)
                 _rollback(conn)
                 raise
 
@@ -703,13 +705,15 @@ class SqliteJournal:
         result, outcome = _to_json(row.result), (_to_json(row.error), _to_json(row.usage), int(bool(row.imported)))
         if len(result) <= INLINE_CHARS:
             with self._lock:
-                if self._in_group():  # the common case, without a call more
+                if self._in_group() and key not in self._pending_settles:  # the common case, without a call more
                     self._pending_nodes[key] = head + (result, None) + outcome
                     return
 
         def write(conn: sqlite3.Connection, grouped: bool) -> None:
             values = head + self._stored(conn, result) + outcome
             if grouped:  # inserted with the group's other rows (`_flush_pending`)
+                if key in self._pending_settles:
+                    self._flush_pending(conn)  # written again after it settled: in that order
                 self._pending_nodes[key] = values
                 return
             try:
@@ -733,7 +737,7 @@ class SqliteJournal:
                 if self._in_group() and node not in self._pending_nodes:
                     rowid = self._running_rows.pop(node, None)
                     if rowid is not None:  # the common case, without a call more
-                        self._pending_settles.append((status, text, None, error_text, usage_text) + node + (rowid,))
+                        self._pending_settles[node] = (status, text, None, error_text, usage_text) + node + (rowid,)
                         return
 
         def write(conn: sqlite3.Connection, grouped: bool) -> int:
@@ -743,7 +747,7 @@ class SqliteJournal:
             rowid = self._running_rows.pop(node, None)
             if rowid is not None:
                 if grouped:
-                    self._pending_settles.append(values + (rowid,))
+                    self._pending_settles[node] = values + (rowid,)
                     return 1
                 if conn.execute(SETTLE_NODE_AT, values + (rowid,)).rowcount:
                     return 1

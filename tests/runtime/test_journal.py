@@ -918,3 +918,30 @@ def test_a_damaged_packed_row_is_refused_with_a_journal_error(tmp_path):
     with pytest.raises(JournalError, match="events 1-3 of run dwfrun-aaaa are not a list of 3"):
         journal.events("dwfrun-aaaa")
     journal.close()
+
+
+def test_writes_held_in_a_group_land_in_the_order_they_were_made(tmp_path):
+    # a group's node rows, settlements and re-writes wait for one flush; the file ends as if each
+    # had been written at once
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path)
+    journal.create_run(make_run())
+    wake = lambda: None
+    journal.hold_commits(wake)
+    journal.put_node(make_node(key="a"))
+    journal.settle_node("dwfrun-aaaa", "ask#1", "a", "completed", result="settled in its own group")
+    journal.put_node(make_node(key="b"))
+    journal.commit()
+    journal.settle_node("dwfrun-aaaa", "ask#1", "b", "completed", result="first attempt")
+    journal.put_node(make_node(key="b", input={"instructions": "again"}))  # written again after it settled
+    assert journal.get_node("dwfrun-aaaa", "ask#1", "b").status == "running"  # a read sees the group
+    journal.commit()
+    rows = _committed(path, "SELECT occurrence_key, status, result, input FROM dwf_node ORDER BY rowid")
+    assert rows == [("a", "completed", '"settled in its own group"', '{"instructions":"go"}'),
+                    ("b", "running", "null", '{"instructions":"again"}')]
+    journal.settle_node("dwfrun-aaaa", "ask#1", "b", "failed", error={"type": "X", "message": "m"})
+    with pytest.raises(KeyError):
+        journal.settle_node("dwfrun-aaaa", "ask#1", "never-written", "completed")
+    journal.release_commits(wake)
+    journal.close()
+    assert _committed(path, "SELECT status FROM dwf_node WHERE occurrence_key = 'b'") == [("failed",)]

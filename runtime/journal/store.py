@@ -150,8 +150,9 @@ class JournalStore(Protocol):
     # -- events
     def append_event(self, run_id: str, event_type: str, payload: dict, encoded: str | None = None) -> int:
         """Append an event to the run's log; returns its sequence number (increasing per run, never
-        reused). `encoded`, when given, is the JSON text of `payload` (`codec.dumps`), not encoded again. A run keeps one `run-settled`, its last event: appending another moves the earlier
-        one after every other event with the new payload (a resume settling again)."""
+        reused). A run keeps one `run-settled`, its last event: appending another moves the earlier
+        one after every other event with the new payload (a resume settling again). `encoded`,
+        when given, is the JSON text of `payload` (`codec.dumps`), not encoded again."""
 
     def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
         """The run's events after sequence `after` (only those of `types`, when given): {seq, type, payload}."""

@@ -11,8 +11,8 @@ awaiting `settled`) goes through `call`, which runs a coroutine on the engine's 
 its result on the caller's (a `concurrent.futures.Future`, `asyncio.wrap_future`); cancelling
 the caller cancels it there. `interrupt` is the one thing done from the caller's thread: `Run.interrupt` is
 thread-safe and stops a script at its next step, so a cancel lands while the loop is held.
-Leaving the `async with` exits the engine on its loop (live runs stop as
-`stopped(interrupted)`, as `Engine.__aexit__` does) and waits for the thread to end.
+Leaving the `async with` interrupts the live runs and exits the engine on its loop (they
+stop as `stopped(interrupted)`, as `Engine.__aexit__` does), and waits for the thread to end.
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ class EngineThread:
         return self
 
     async def __aexit__(self, exc_type, exc, traceback) -> None:
+        for run in list(self.engine.runs.values()):  # a run computing would hold the loop the stop needs
+            run.interrupt("interrupted")
         if self._loop is not None and not self._ended.done():
             self._loop.call_soon_threadsafe(self._stop.set)
         with anyio.CancelScope(shield=True):  # a cancelled caller still waits: runs settle within their grace

@@ -345,6 +345,17 @@ async def test_a_run_computing_between_its_awaits_leaves_the_layer_free_and_is_a
 
 
 @pytest.mark.anyio
+async def test_leaving_the_layer_stops_a_computing_run_inside_its_loop(workspace):
+    async with layer(workspace, approver=Approvals()) as tools:
+        spinning = (await tools.call("CreateWorkflow", {"script": SPIN}))["run_id"]
+        seen = await until(tools, spinning, lambda s: s["log"] or s["status"] != "running")
+    async with layer(workspace) as tools:
+        stopped = await tools.call("GetWorkflowRun", {"run": spinning})
+    assert seen["status"] == "running", seen.get("error")
+    assert (stopped["status"], stopped["stop_reason"]) == ("stopped", "interrupted"), stopped.get("error")
+
+
+@pytest.mark.anyio
 async def test_amending_needs_approval_for_user_stopped_foreign_or_new_command_runs(workspace):
     async with layer(workspace, approver=Approvals()) as other:  # another session's run
         foreign = (await other.call("CreateWorkflow", {"script": SCRIPT}))["run_id"]

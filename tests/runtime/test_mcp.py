@@ -451,6 +451,36 @@ async def test_compiling_a_big_script_does_not_stall_the_other_calls(workspace):
     assert order == ["ListWorkflowRuns", "tools/list", "busy"]
 
 
+SPIN = 'meta = {"name": "spin", "description": "Computes without an await."}\nphase("Work")\nlog("spinning")\n' \
+    "n = 0\nwhile True:\n    n += 1\n"  # no await until its step limit: about 2 s of one synchronous stretch
+
+
+@pytest.mark.anyio
+async def test_a_run_computing_between_its_awaits_does_not_stall_the_server(workspace):
+    """Issue #19: background runs ran on the server's event loop, so a script computing for
+    seconds between two awaits held every answer until it ended; their engine has a loop (and a
+    thread) of its own now. While the run spins, ping, ListWorkflowRuns and CancelWorkflowRun
+    are answered, and the cancel stops it inside the loop, before its step limit would."""
+    async with session(workspace, "--approve", "auto") as client:
+        started = await client.call_tool("CreateWorkflow", {"script": SPIN})
+        run_id = started.structured_content["run_id"]
+        with anyio.fail_after(15):
+            while True:  # the log line is written just before the loop starts
+                seen = (await client.call_tool("GetWorkflowRun", {"run": run_id})).structured_content
+                if seen["log"] or seen["status"] != "running":
+                    break
+                await anyio.sleep(0.02)
+        await client.send_ping()
+        listed = await client.call_tool("ListWorkflowRuns", {})
+        cancelled = await client.call_tool("CancelWorkflowRun", {"run": run_id})
+        settled = await completed(client, run_id)
+    assert (seen["status"], seen["log"]) == ("running", ["spinning"]), seen.get("error")
+    assert [run["status"] for run in listed.structured_content["runs"] if run["id"] == run_id] == ["running"]
+    assert not cancelled.is_error, cancelled.content  # on the old code: "is not running (it is errored)"
+    assert (cancelled.structured_content["status"], cancelled.structured_content["stop_reason"]) == ("stopped", "model")
+    assert (settled["status"], settled["stop_reason"]) == ("stopped", "model"), settled
+
+
 CRASHERS = {  # each killed `dwfc check` and the MCP server with a signal before the pre-checks (issue #19)
     "and-chain": "a = 1\nx = " + " and ".join(["a"] * 10_000) + "\nreturn x\n",
     "nested-parentheses": "x = " + "(" * 5_000 + "1" + ")" * 5_000 + "\nreturn x\n",

@@ -86,9 +86,13 @@ def codec_rounds(rounds: int, asks: int = 4000) -> list[float]:
     script = throughput_script(asks, min(asks, 2000))
     standard = json.JSONEncoder(ensure_ascii=False).encode
 
+    def json_copies(value):  # codec.encoded_copies with the standard json both ways
+        text = standard(value)
+        return text, lambda: json.loads(text)
+
     def cpu(use_orjson: bool, folder: Path) -> float:
         sqlite._to_json = codec.dumps if use_orjson else standard
-        events.plain_copy = codec.plain_copy if use_orjson else (lambda value: json.loads(json.dumps(value)))
+        events.encoded_copies = codec.encoded_copies if use_orjson else json_copies
 
         async def main():
             port = ScriptedAgentPort(parse_fixture({"rules": [], "default": {"result": "ok"}}))
@@ -113,7 +117,7 @@ def codec_rounds(rounds: int, asks: int = 4000) -> list[float]:
                 with_json, with_orjson = (b, a) if not first else (a, b)
                 ratios.append(with_json / with_orjson)
         finally:
-            sqlite._to_json, events.plain_copy = codec.dumps, codec.plain_copy
+            sqlite._to_json, events.encoded_copies = codec.dumps, codec.encoded_copies
     return sorted(ratios)
 
 
@@ -127,6 +131,18 @@ def unpack(rev: str, folder: Path) -> Path:
     for name in ("runtime", "compiler", "grammar"):
         (package / name).symlink_to(tree / name)
     return package.parent
+
+
+def check_importable(rev: str, pythonpath: Path) -> None:
+    """Stop with what to install when the base tree needs a package this checkout dropped
+    (75bc7c3 imports libcst, which #18's front end no longer needs)."""
+    done = subprocess.run([sys.executable, "-c", "import dwf.runtime.engine, dwf.compiler.compile"], capture_output=True,
+                          text=True, env=environment(pythonpath), cwd=Path(__file__).parent, check=False)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["?"])[-1]
+        raise SystemExit(f"bench: the base commit {rev} cannot be imported with this interpreter ({last}); install "
+                         f"what its pyproject.toml pins into .venv (`git show {rev}:pyproject.toml`; for 75bc7c3: "
+                         ".venv/bin/pip install libcst==1.9.0), then run the bench again")
 
 
 def environment(pythonpath: Path | None) -> dict:
@@ -167,6 +183,7 @@ def dwfc_cpu(pythonpath: Path | None, asks: int, folder: Path) -> float:
 def measure(base_rev: str, rounds: int, asks: int, small: int, large: int, dwfc: bool = True) -> dict:
     with tempfile.TemporaryDirectory(prefix="dwf-bench-base-") as folder:
         base_path = unpack(base_rev, Path(folder) / "base")
+        check_importable(base_rev, base_path)
         trees = {"base": base_path, "new": None}
         rates = {"base": [], "new": []}
         cpu_rates = {"base": [], "new": []}  # asks per CPU second: less disturbed by other load
@@ -230,8 +247,13 @@ def render(r: dict) -> str:
         "The ratio here compares both trees at the same moment; per CPU second is the steadier figure on this "
         "shared machine.",
         "- What changed (docs/design.md, #18, durable asks and fan-out): young garbage collections every 10,000 "
-        "allocations while an engine is open, orjson for the journal's JSON and the listeners' copies (row (f)), "
+        "allocations while an engine is open and what exists then frozen out of the collector, orjson for the "
+        "journal's JSON and the listeners' copies (row (f)), an event's payload encoded once for the journal and "
+        "every listener, a group's node rows, settlements and events written with one `executemany` each (rowids "
+        "and sequences handed out under the write lock), the node events of a group packed into one row (schema 6), "
         "a node settled by its rowid, and a fan-out's first asks dispatched without two event-loop trips each.",
+        "- The base commit imports libcst, which this checkout no longer needs; the bench refuses to start, saying "
+        "what to install, when the interpreter lacks it.",
         "",
     ])
 

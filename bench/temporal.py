@@ -149,6 +149,9 @@ def section(results: dict, repeats: int) -> str:
         rows.append(f"| {where} | {slots} | {ideal:.2f} s | {wall:.2f} s | {wall / ideal:.2f} | {overhead_ms:.1f} ms "
                     f"| {wall / ASKS * 1000:.1f} ms |")
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    per_ask = sorted(statistics.median(walls) / ASKS * 1000 for name, walls in results.items()
+                     if name.startswith("temporal"))
+    ratio = statistics.median(results["temporal 1"]) / statistics.median(results["local 16"])
     return "\n".join([
         "## Temporal",
         "",
@@ -164,14 +167,15 @@ def section(results: dict, repeats: int) -> str:
         "Overhead per ask and slot = (wall - ideal) x asks in flight / asks: what one ask costs a slot beyond its "
         "latency; wall / asks is the run's throughput cost per ask.",
         "",
-        "Honestly: on Temporal one run's asks go through ~35-45 ms each, and more workers do not make one run "
+        f"Honestly: on Temporal one run's asks go through ~{per_ask[0]:.0f}-{per_ask[-1]:.0f} ms each, and more "
+        "workers do not make one run "
         "faster. Every ask is an activity (scheduled, polled, started, completed: each a write to the server's "
         "database) and each batch of results a workflow task the run's workflow handles in turn (a round trip "
         "to the server, an activation of the engine in the sandbox, the next asks scheduled), so one run's ask "
         "rate is bounded by its own serial workflow tasks and by the dev server's SQLite persistence, not by "
         "activity slots; here the server, every worker and the client also share two cores with other work "
-        "(load average 8-10 during the measurement), which is why 2 and 4 workers came out slower than 1. The "
-        "local engine in the same rounds (first and last rows) is 10x faster per ask. Temporal earns its cost with many runs in parallel "
+        "(load average 8-10 during these measurements), which is why 2 and 4 workers came out slower than 1. The "
+        f"local engine in the same rounds (first and last rows) is {ratio:.0f}x faster per ask at 16 in flight. Temporal earns its cost with many runs in parallel "
         "(each run its own workflow, spread over workflow workers), durability across worker and server "
         "failures, and agents on many machines; one wide run gains nothing from it on one machine "
         "(docs/scale.md sizes a cluster).",

@@ -94,7 +94,7 @@ class TextProgress(Progress):
         self.name = ""
         self.phase: str | None = None
         self.tokens = 0
-        self.nodes: dict[str, dict] = {}  # occurrence key -> what node-queued said
+        self.nodes: dict[str, dict] = {}  # occurrence key -> what node-queued said, until it settles
         self.counts = {kind: NodeCounts() for kind in ("ask", "read", "run")}
         self.reports = 0
         self.settled = False
@@ -138,14 +138,16 @@ class TextProgress(Progress):
         counts = self.counts.get(event.get("kind"))
         if counts is not None:
             counts.queued += 1
-        self._status(f"{event.get('kind')} queued: {self._describe(event)}")
+        if self._status_due():
+            self._status(f"{event.get('kind')} queued: {self._describe(event)}")
 
     def _on_node_started(self, event: dict) -> None:
         counts = self.counts.get(event.get("kind"))
         if counts is not None:
             counts.queued = max(0, counts.queued - 1)
             counts.running += 1
-        self._status(f"{event.get('kind')} started: {self._describe(event)}")
+        if self._status_due():
+            self._status(f"{event.get('kind')} started: {self._describe(event)}")
 
     def _on_node_settled(self, event: dict) -> None:
         counts = self.counts.get(event.get("kind"))
@@ -157,8 +159,10 @@ class TextProgress(Progress):
                 counts.failed += 1
             elif outcome == "ok":
                 counts.done += 1
-        cached = " (cached)" if event.get("cached") else ""
-        self._status(f"{event.get('kind')} {outcome}{cached}: {self._describe(event)}")
+        if self._status_due():
+            cached = " (cached)" if event.get("cached") else ""
+            self._status(f"{event.get('kind')} {outcome}{cached}: {self._describe(event)}")
+        self.nodes.pop(event.get("key", ""), None)
 
     def _on_usage_updated(self, event: dict) -> None:
         self.tokens = int((event.get("run") or {}).get("output_tokens", self.tokens))
@@ -221,11 +225,16 @@ class TextProgress(Progress):
             return f"{key} {queued['command']}"
         return key
 
-    def _status(self, text: str) -> None:
+    def _status_due(self) -> bool:
+        """Whether a node status line may be written now (at most one per interval); the line
+        is only formatted when it is (a 2,000-ask fan-out writes a few of 6,000)."""
         now = self.clock()
         if self.last_status is not None and now - self.last_status < self.status_interval_s:
-            return
+            return False
         self.last_status = now
+        return True
+
+    def _status(self, text: str) -> None:
         asks = self.counts["ask"]
         self._line(f"{text} (asks: {asks.running} running, {asks.done} done"
                    + (f", {asks.failed} failed" if asks.failed else "") + ")")

@@ -22,7 +22,7 @@ def cmd_run(args) -> int:
     from dwf.runtime.cli.progress import dumps, make_progress  # deferred: start-up
     from dwf.runtime.host.approval import approval_binding, check_unchanged, plan_summary  # deferred: start-up
     from dwf.runtime.ports.agent_definitions import check_agent_types  # deferred: start-up
-    from dwf.runtime.ports.worktrees import check_isolation, isolated_actors  # deferred: start-up
+    from dwf.runtime.ports.worktrees import check_isolation  # deferred: start-up
 
     path = _script_to_run(args)
     data = read_script(path)
@@ -54,13 +54,6 @@ def cmd_run(args) -> int:
             problems.extend(check_isolation(program, workspace))
     problems.extend(prepared.problems[len(prepared.argument_problems):])  # the saved workflows it calls
     temporal = getattr(args, "temporal", None)  # on a cluster: the workers' agent port answers the asks
-    if temporal:
-        # Worktrees live on one machine's disk and the cluster's workflow has none (docs/design.md, #17).
-        isolated = [actor for program in (prepared.program, *prepared.called.values())
-                    for actor in isolated_actors(program)]
-        if isolated:
-            problems.append(f"isolated actors ({', '.join(isolated)}: isolation=\"worktree\") do not run on Temporal "
-                            "yet; run this script without --temporal")
     port = None if temporal else session.open_port(problems)
     problems.extend(prepared.argument_problems)
     if problems:
@@ -85,10 +78,9 @@ def cmd_run(args) -> int:
         from dwf.runtime.host.session import new_run_id  # deferred: start-up
 
         outcome = run_on_temporal(args, prepared, progress, new_run_id(), {"spec": args.agent} if args.agent else None,
-                                  session.ceilings)
-        progress.finish(outcome)
-        return RUN_EXIT.get(outcome.status, EXIT_ERRORS)
-    outcome = _execute_run(session, prepared, port, progress, args)
+                                  session.ceilings, workspace, tool_set)
+    else:
+        outcome = _execute_run(session, prepared, port, progress, args)
     if isinstance(outcome, list):  # the engine refused the request
         return report_usage_problems(outcome)
     progress.finish(outcome)

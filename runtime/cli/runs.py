@@ -206,21 +206,13 @@ def cmd_show(args) -> int:
             if not args.temporal:
                 raise
             data = None
-    if data is None:  # not in this workspace: a run on the cluster
-        found = temporal_show(args, args.run)
-        if args.json:
-            sys.stdout.write(dumps(found) + "\n")
-            return EXIT_OK
-        lines = [f"Run {found['run_id']} (on {args.temporal})", f"  Status: {found['status']}",
-                 f"  Usage: {found['usage'].get('output_tokens', 0):,} output tokens, "
-                 f"{found['agents_started']} agents started"]
-        lines += [f"  Question {q['id']} from {q['actor'] or 'an actor'}: {q['question']}" for q in found["questions"]]
-        sys.stdout.write(screen("\n".join(lines)) + "\n")
-        return EXIT_OK
+    where = ""
+    if data is None:  # not in this workspace: a run on the cluster, shown alike (its `show` query)
+        data, where = temporal_show(args, args.run), f"  (on {args.temporal})"
     if args.json:
         sys.stdout.write(dumps(data) + "\n")
         return EXIT_OK
-    out = [f"Run {data['id']}" + (f"  {data['name']}" if data["name"] else ""),
+    out = [f"Run {data['id']}" + (f"  {data['name']}" if data["name"] else "") + where,
            f"  Status: {run_views.status_text(data)}" + ("  (resumable: dwfc resume " + data["id"] + ")"
                                                         if data["resumable"] else ""),
            f"  Started: {data['started'] or '-'}   Duration: {run_views.format_duration(data['duration_s'])}",

@@ -32,12 +32,15 @@ def add_parsers(commands) -> None:
     worker = commands.add_parser(
         "worker", help="run a Temporal worker that executes DWF runs and their effects", parents=[TEMPORAL],
         description="Serve DWF runs submitted with `dwfc run --temporal`: the run's interpreter as a Temporal "
-                    "workflow, each effect as an activity over this workspace. Runs until SIGINT or SIGTERM.")
+                    "workflow, each effect as an activity over this workspace (isolated actors' worktrees too, "
+                    "on a task queue only this worker polls). Runs until SIGINT or SIGTERM.")
     worker.add_argument("--agent", metavar="PORT", help="the agent port asks run on (as for dwfc run)")
     worker.add_argument("--model", metavar="MODEL", help="the default model of --agent anthropic")
     worker.add_argument("--max-concurrency", type=positive_int, default=16, metavar="N",
                         help="activities (asks, reads, commands) this worker runs at once (default 16)")
-    worker.add_argument("--workspace", metavar="DIR", help="the workspace effects run in (default: the current directory)")
+    worker.add_argument("--workspace", metavar="DIR",
+                        help="the checkout effects run in; it serves runs of its repository only "
+                             "(default: the current directory)")
     worker.set_defaults(handler=cmd_worker)
 
 
@@ -113,11 +116,22 @@ def cmd_worker(args) -> int:
     return EXIT_OK
 
 
-def run_on_temporal(args, prepared, progress, run_id: str, agent_pin: dict | None, ceilings=None):
-    """Submit an approved run and follow it to its end; returns its RunOutcome."""
+def run_on_temporal(args, prepared, progress, run_id: str, agent_pin: dict | None, ceilings=None, workspace=None,
+                    actor_tools: str | None = None):
+    """Submit an approved run of `workspace`'s repository (its actors with the `actor_tools` set
+    the approval screen showed) and follow it to its end; returns its RunOutcome, or the problems
+    that refused it (no worker of that repository, or its start)."""
+    from dwf.runtime.ports.worktrees import repository_identity  # deferred: start-up
+
+    repository = repository_identity(workspace or Path.cwd())
+
     async def action(client, client_module, contract):
+        problems = await client_module.serving_problems(client, args.task_queue, repository)
+        if problems:
+            return problems
         data = contract.run_input(prepared, run_id, max_concurrency=args.max_concurrency, budget=args.budget,
-                                  agent_pin=agent_pin, ceilings=ceilings)
+                                  agent_pin=agent_pin, ceilings=ceilings, workspace=repository,
+                                  actor_tools=actor_tools)
         handle = await client_module.submit(client, data, task_queue=args.task_queue)
         if args.progress == "text":
             progress.notice(f"run {run_id} submitted to {args.temporal} (task queue {args.task_queue})")

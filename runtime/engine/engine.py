@@ -54,6 +54,10 @@ from dwf.runtime.values.errors import FatalError, ScriptError
 # pauses in the first 0.4 s of a 4,096-ask fan-out, during which no ask was settled or
 # dispatched (#18, fan-out). A cycle that outlives a young collection waits for one every
 # 500,000 allocations.
+# What exists when the first engine opens (modules, the compiled script, the CLI's objects) is
+# frozen (`gc.freeze`) until the last one closes: no collection walks it again during the runs
+# (its one full collection was 4% of the CPU of 10,000 asks). A cycle among those objects that
+# becomes garbage meanwhile is freed after the unfreeze.
 GC_THRESHOLD = (10_000, 50, 10)
 _open_engines: list[tuple[int, int, int]] = []  # the thresholds the first open engine found
 
@@ -62,6 +66,7 @@ def _relax_gc() -> None:
     if not _open_engines:
         _open_engines.append(gc.get_threshold())
         gc.set_threshold(*(max(ours, theirs) for ours, theirs in zip(GC_THRESHOLD, gc.get_threshold())))
+        gc.freeze()
     else:
         _open_engines.append(_open_engines[0])
 
@@ -71,6 +76,7 @@ def _restore_gc() -> None:
         previous = _open_engines.pop()
         if not _open_engines:
             gc.set_threshold(*previous)
+            gc.unfreeze()
 
 
 class Engine:
@@ -196,7 +202,7 @@ class Run:
             cache = _rebuild_cache(self.journal, stored.resumed_from)
         replay: dict = {}  # filled by the claim of a resume
         ports = RunPorts(request.agent_port, request.world, request.artifacts, request.questions,
-                         _worktrees(prepared, request.world))
+                         _worktrees(prepared, request.world, request.worktrees))
         self.host = self.host_type(self.id, prepared, ports, journal=self.journal, events=self.events,
                             committer=self.committer, limits=request.limits,
                             max_concurrency=resolved.max_concurrency, max_agents=resolved.max_agents,
@@ -297,6 +303,7 @@ class Run:
             time.sleep(MEMORY_POLL_S)
             if self.settled.is_set():
                 return
+            interpreter.renew_interrupt()  # a stop asked for may have been written over
             steps, last_steps = last_steps, interpreter.steps
             # Only a run that computed since the last look is blamed: in a process holding
             # several runs (an MCP server), one waiting for its agents did not allocate.
@@ -472,12 +479,15 @@ class Run:
                 control.release(self.control_dir, self.id)
 
 
-def _worktrees(prepared: PreparedRun, world) -> GitWorktrees | None:
-    """The worktrees of a run whose script isolates actors, in the world's workspace; a
-    workspace that cannot hold them refuses the start, naming the actors (`check_isolation`)."""
+def _worktrees(prepared: PreparedRun, world, given=None) -> GitWorktrees | None:
+    """The worktrees of a run whose script isolates actors: `given` (the request's), else made in
+    the world's workspace; a workspace that cannot hold them refuses the start, naming the actors
+    (`check_isolation`)."""
     programs = [prepared.program, *prepared.called.values()]  # saved workflows called inline too
     if not any(isolated_actors(program) for program in programs):
         return None
+    if given is not None:
+        return given
     workspace = getattr(world, "root", None)
     problems = [problem for program in programs for problem in check_isolation(program, workspace)]
     if problems:

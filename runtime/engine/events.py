@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from dwf.runtime.journal.codec import plain_copy
+from dwf.runtime.journal.codec import dumps, encoded_copies
 
 log = logging.getLogger("dwf.events")
 
@@ -17,6 +17,7 @@ EVENT_TYPES = (
     "node-settled", "usage-updated", "report", "artifact-published", "escalation-raised", "escalation-resolved",
     "run-caps-changed", "worktree-created", "worktree-removed", "run-settled",
 )
+_KNOWN = frozenset(EVENT_TYPES)
 
 Listener = Callable[[dict], None]
 
@@ -28,19 +29,25 @@ class EventBus:
         self.listeners: list[Listener] = list(listeners or [])
         self.settled = False
 
-    def emit(self, event_type: str, journaled: bool = True, **payload: Any) -> dict | None:
+    def emit(self, event_type: str, journaled: bool = True, **payload: Any) -> int | None:
         """Journal the event and hand it to the listeners; one not `journaled` (a resume's
-        `run-started`) reaches the listeners only, with `seq` None."""
+        `run-started`) reaches the listeners only, with `seq` None. Returns its sequence. The
+        payload is encoded once: the journal stores that text and each listener's copy is read
+        back from it."""
         if self.settled:
             return None  # run-settled is the last event of a run
-        assert event_type in EVENT_TYPES, event_type
-        sequence = self.journal.append_event(self.run_id, event_type, payload) if journaled else None
-        event = {"type": event_type, "run_id": self.run_id, "seq": sequence, **payload}
+        assert event_type in _KNOWN, event_type
+        listeners = self.listeners
+        if listeners:
+            text, copy = encoded_copies(payload)
+        elif journaled:
+            text = dumps(payload)
+        sequence = self.journal.append_event(self.run_id, event_type, payload, encoded=text) if journaled else None
         if event_type == "run-settled":
             self.settled = True
-        for listener in list(self.listeners):
-            try:
-                listener(plain_copy(event))  # each listener gets its own copy of plain data
+        for listener in list(listeners):
+            try:  # each listener gets its own copy of plain data
+                listener({"type": event_type, "run_id": self.run_id, "seq": sequence, **copy()})
             except Exception:  # a broken listener must not break the run or other listeners
                 log.exception("event listener %r failed on %s; skipped", listener, event_type)
-        return event
+        return sequence

@@ -48,6 +48,9 @@ class StartRequest:
     world: WorldPort | None = None  # None: reads and commands fail with WorldError
     artifacts: ArtifactPort | None = None  # None: artifacts fail with ArtifactError
     questions: QuestionPort | None = None  # None: an escalation is answered "no one is available"
+    # Isolated actors' worktrees (`ports.worktrees.GitWorktrees` or a port like it). None: made in
+    # the world's workspace when the script isolates actors (runtime/temporal gives its own).
+    worktrees: Any = None
     journal: JournalStore | None = None  # None: a MemoryJournal
     max_concurrency: int | None = None  # None: the stored caps (a resume), meta's, or the default
     max_agents: int | None = None

@@ -122,6 +122,7 @@ class RunHost:
         self.program = prepared.program
         self.called = prepared.called  # saved workflows called inline, by name
         self.commands = prepared.commands  # the only commands the run may execute
+        self.command_list = tuple(sorted(self.commands))  # as each AskRequest carries them
         self.agent_port, self.world, self.artifacts, self.questions = ports.agent, ports.world, ports.artifacts, ports.questions
         self.git_worktrees = ports.worktrees
         # Isolated actors' worktrees: those attached in this process, and those an earlier
@@ -367,7 +368,7 @@ class RunHost:
                 worktree = await self._worktree(spec)
                 actor_spec = dataclasses.replace(spec, workdir=str(worktree.root))
             request = AskRequest(self.id, actor_spec, site, key, instructions, schema, label,
-                                 tuple(sorted(self.commands)))
+                                 self.command_list)
             channel = AskSession(request, self.validator(schema_key) if schema_key else None,
                                  emit=self.events.emit, usage_sink=self.usage, escalate=self.escalate,
                                  on_touched=lambda: self.close_import_cache("ask", site=site, key=key,
@@ -377,7 +378,8 @@ class RunHost:
                                      self.id, spec.actor_id, site, key, message),
                                  session=lambda session_id, model: self._note_session(spec.actor_id,
                                                                                       session_id, model))
-            channel.ask_usage.add(Usage.from_json(self.earlier_usage.pop((site, key), {})))
+            if self.earlier_usage:  # a resume: what the interrupted attempt spent
+                channel.ask_usage.add(Usage.from_json(self.earlier_usage.pop((site, key), {})))
             channel_box.append(channel)
             self._restore_conversation(request)
             return await run_ask(self.agent_port, request, channel)

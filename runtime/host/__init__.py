@@ -6,6 +6,8 @@ engine. It imports the engine, the journal and the ports; never the tool layer o
 - `approval.py`: the approval screens (`plan_summary`, `caps_lines`, `amend_summary`, `render_plan_text`, ...).
 - `amend.py`: `amend`, a new run of an edited script that imports its predecessor's work;
   `cancel_run`, stopping a live run here or in another process.
+- `engine_thread.py`: `EngineThread`, an `Engine` on an event loop of its own in a thread of its
+  own (the tool layer's background runs).
 - `configure.py`: `configure_run`, a run's concurrency and model changed live or recorded.
 - `run_views.py`: the read models of runs (`resolve_run`, `run_summary`, `snapshot`, ...).
 - `saved.py`: saved workflows (`.dwf/workflows/`, `$DWF_HOME/workflows/`) and `resolve_called`.
@@ -26,6 +28,7 @@ _HOMES = {
     "plan_with_called": "approval", "called_section": "approval", "called_entries": "approval",
     "caps_lines": "approval",
     "amend": "amend", "supersede": "amend", "cancel_run": "amend", "inherited_caps": "amend",
+    "EngineThread": "engine_thread",
     "configure_run": "configure", "ConfigureError": "configure",
     "RunLookupError": "run_views", "resolve_run": "run_views", "run_summary": "run_views", "snapshot": "run_views",
     "status_text": "run_views", "format_duration": "run_views",

@@ -2,6 +2,11 @@
 `check_snippet` says what a snippet may do before it runs (`SnippetCheck`: diagnostics and the
 commands to approve), `eval_snippet` runs it at once and returns a `SnippetResult`;
 `compile_snippet` is the compile step both share (cached, so check-then-run compiles once).
+`eval_snippet_in_thread` runs `eval_snippet` on an event loop of its own in a worker thread,
+for a host whose event loop must keep answering (`tools/layer.py`, under `dwfc mcp`): a
+snippet's synchronous stretches then hold only that thread, which gives the GIL back every
+few milliseconds. There its regular expressions run in the worker process of
+`interpreter/regex.py` (SIGALRM, the in-process time bound, reaches the main thread only).
 
 The dialect itself (no meta block needed, no phases expected, the effects that need a run
 refused) is the compiler's snippet mode, `compile_source(..., options=SNIPPET)` (`compiler.snippet`).
@@ -11,6 +16,7 @@ directory, so no `.dwf/` folder is created.
 
 from __future__ import annotations
 
+import functools
 import shlex
 import threading
 from dataclasses import dataclass, field
@@ -19,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import anyio
+import anyio.to_thread
 
 from dwf.compiler.compile import compile_source
 from dwf.compiler.plan.commands import approved_arguments
@@ -120,6 +127,14 @@ async def eval_snippet(source: str, workspace: Path, *, name: str = "<snippet>",
         error = f"the snippet did not finish within {timeout_s:g} seconds and was stopped"
         return SnippetResult("errored", error=error, **common)
     return SnippetResult("errored", error=outcome.error, traceback=outcome.traceback, **common)
+
+
+async def eval_snippet_in_thread(source: str, workspace: Path, *, timeout_s: float | None = None) -> SnippetResult:
+    """`eval_snippet` in a worker thread, on its own event loop (module docstring); the caller's
+    loop stays free meanwhile. A cancelled caller still waits for the result: the snippet ends
+    at its `timeout_s` or its step limit."""
+    evaluate = functools.partial(eval_snippet, source, workspace, timeout_s=timeout_s)
+    return await anyio.to_thread.run_sync(anyio.run, evaluate)
 
 
 class _Deadline:

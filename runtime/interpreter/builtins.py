@@ -21,7 +21,7 @@ from dwf.runtime.interpreter.formatting import FORMATTING_BUILTINS
 from dwf.runtime.interpreter.json_text import json_dumps
 from dwf.runtime.interpreter.module_support import callback
 from dwf.runtime.values.records import Record
-from dwf.runtime.interpreter.sandbox import (charge, charge_walk, check_frozenset, check_int, check_items, check_string, check_tuple, display, dwf_repr, int_product_work, iterable, limit_error, modular_pow_work, walked_key, work)
+from dwf.runtime.interpreter.sandbox import (charge, charge_key, charge_keys, charge_walk, check_frozenset, check_int, check_items, check_string, check_tuple, display, dwf_repr, int_product_work, iterable, limit_error, modular_pow_work, walked_key, work)
 from dwf.runtime.interpreter.operators import BINARY, COMPARE
 from dwf.runtime.interpreter.stdlib_modules import standard_modules
 from dwf.runtime.values.objects import (BoundMethod, BuiltinFunction, DwfIterator, ExceptionType, Module, ScriptFunction, UnboundMethod, type_name)
@@ -135,6 +135,7 @@ def b_dict(interp, args, kwargs):
         else:
             for index, pair in enumerate(_materialize(interp, source)):
                 key, value = _dict_pair(pair, index)
+                charge_key(interp.limits, key)
                 result[key] = value
     result.update(kwargs)
     return check_items(result, interp.limits)
@@ -477,7 +478,11 @@ def b_frozenset(interp, args, kwargs):
         raise ScriptError("TypeError", f"frozenset expected at most 1 argument, got {len(args)}")
     if args and type(args[0]) is FrozenSet:
         return args[0]
-    return check_frozenset(FrozenSet(_materialize(interp, args[0])), interp.limits) if args else FrozenSet()
+    if not args:
+        return FrozenSet()
+    items = _materialize(interp, args[0])
+    charge_keys(interp.limits, items)  # every item is hashed
+    return check_frozenset(FrozenSet(items), interp.limits)
 
 
 def b_slice(interp, args, kwargs):

@@ -166,8 +166,13 @@ def call_value_method(interp: Caller, receiver: Any, name: str, fn: Any, args: l
         sandbox.charge_walk(limits, receiver, *args)
     if name not in CONSTANT_TIME_METHODS.get(kind, ()) or (kind is range and args and type(args[0]) is not int):
         sandbox.charge(limits, sandbox.method_work(receiver, args))
+    elif args and type(args[0]) in sandbox.HASHED_BY_WALK and kind is not list:  # `d.get(k)`, `s.add(k)`: hashed
+        sandbox.charge_key(limits, args[0])
     if name in ("extend", "update"):
         sandbox.charge(limits, sum(sandbox.work(a) for a in args))
+    if kind is OrderedSet or name == "update" and kind is not list:  # the items of a list argument are hashed
+        for argument in args:
+            sandbox.charge_keys(limits, argument)
     result = fn(*args, **kwargs)
     if name in GROWING_CONTAINER_METHODS:
         sandbox.check_value(receiver, limits)
@@ -296,6 +301,7 @@ def dict_fromkeys(interp: Caller, args: list, kwargs: dict) -> dict:
         if len(keys) > limits.items:
             raise sandbox.limit_error("items", limits)
         sandbox.charge(limits, sandbox.work(keys))
+        sandbox.charge_keys(limits, keys)
         return dict.fromkeys(keys, value)
     result: dict = {}
     for key in keys:  # a lazy iterator charges its own items

@@ -37,7 +37,7 @@ from dwf.runtime.interpreter.sandbox import plain_method
 from dwf.runtime.values.objects import BuiltinFunction
 from dwf.runtime.values.sets import OrderedSet
 from dwf.runtime.interpreter.frames import (STATEMENT_FAILURES, BreakSignal, Code, ContinueSignal, Frame, ReturnSignal,
-                                            get_item, iterate, located, set_item, subscript, unbound, unpack,
+                                            iterate, located, set_item, subscript, unbound, unpack,
                                             with_frame)
 
 # Constants a generated function may carry as Python literals (others go in its namespace).
@@ -100,11 +100,12 @@ class _Emitter:
             "interp": interp, "limits": interp.limits, "G": interp.globals,
             "_located": located, "_with_frame": with_frame, "_Break": BreakSignal,
             "_Continue": ContinueSignal, "_Return": ReturnSignal, "_iterate": iterate, "_unbound": unbound,
-            "_unpack": unpack, "_get_item": get_item, "_set_item": set_item, "_limit_error": sandbox.limit_error,
+            "_unpack": unpack, "_set_item": set_item, "_limit_error": sandbox.limit_error,
             "_FAILURES": STATEMENT_FAILURES, "_check_tuple": sandbox.check_tuple,
             "_check_items": sandbox.check_items, "_get_attribute": sandbox.get_attribute,
             "_subscript": subscript, "__builtins__": _PYTHON_NAMES, "_Frame": Frame, "_OrderedSet": OrderedSet,
-            "_call_value_method": call_value_method,
+            "_call_value_method": call_value_method, "_HASHED": sandbox.HASHED_BY_WALK,
+            "_charge_key": sandbox.charge_key, "_charge_keys": sandbox.charge_keys,
         }
         self.loop_depth = 0  # > 0: a `break`/`continue` here is a native one of a generated loop
         self.blocks = 0  # Python blocks (`try`, loops) open around the current line
@@ -307,7 +308,7 @@ class _Emitter:
 
     def set_item(self, container: str, index: str, value: str) -> None:
         # `frames.set_item` for a plain dict (any key but a slice) or a list at an int index.
-        self.line(f"if type({container}) is dict and type({index}) is not slice:")
+        self.line(f"if type({container}) is dict and type({index}) is not slice and type({index}) not in _HASHED:")
         self.line(f"    {container}[{index}] = {value}")
         self.line(f"    if len({container}) > {self.limits.items}:")
         self.line("        raise _limit_error('items', limits)")
@@ -323,7 +324,8 @@ class _Emitter:
         if isinstance(target, ir.Subscript):
             container, index = self.expr(target.value), self.expr(target.index)
             left = self.fresh()
-            self.line(f"{left} = {container}[{index}] if type({container}) is dict else _get_item({container}, {index})")
+            self.line(f"{left} = {container}[{index}] if type({container}) is dict and type({index}) not in _HASHED "
+                      f"else _subscript({container}, {index}, limits)")
             right = self.expr(node.value)
             result = self.binary(node.op, left, right, operators.INPLACE)
             self.set_item(container, index, result, )
@@ -376,7 +378,8 @@ class _Emitter:
             return result
         if kind is ir.Subscript and not isinstance(node.index, ir.Slice):
             container, index, result = self.expr(node.value), self.expr(node.index), self.fresh()
-            self.line(f"if type({container}) is dict or (type({container}) is list and type({index}) is int):")
+            self.line(f"if type({container}) is dict and type({index}) not in _HASHED or "
+                      f"type({container}) is list and type({index}) is int:")
             self.line(f"    {result} = {container}[{index}]")
             self.line("else:")
             self.line(f"    {result} = _subscript({container}, {index}, limits)")
@@ -498,6 +501,8 @@ class _Emitter:
             if isinstance(node, ir.DictComp):
                 value = self.expr(node.value)  # the value first, as the closure does
                 key = self.expr(node.key)
+                self.line(f"if type({key}) in _HASHED:")
+                self.line(f"    _charge_key(limits, {key})")
                 self.line(f"{result}[{key}] = {value}")
             else:
                 self.line(f"{result}.append({self.expr(node.elt)})")
@@ -512,6 +517,7 @@ class _Emitter:
             self.indent = depth
             self.blocks -= len(bases)
         if isinstance(node, ir.SetComp):
+            self.line(f"_charge_keys(limits, {result})")
             self.line(f"{result} = _OrderedSet({result})")
         return result
 

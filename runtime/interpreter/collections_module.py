@@ -20,7 +20,7 @@ from dwf.runtime.interpreter.collection_values import (PYTHON_ITEMS_PER_STEP, Co
                                 NamedTupleValue, NativeType, OrderedDictValue)
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.interpreter.module_support import Meter, bounded_items, callback, is_callable, materialize
-from dwf.runtime.interpreter.sandbox import charge, charge_walk, check_tuple, display, iterable, limit_error, work
+from dwf.runtime.interpreter.sandbox import charge, charge_keys, charge_walk, check_tuple, display, iterable, limit_error, work
 from dwf.runtime.values.objects import BuiltinFunction, DwfIterator
 
 
@@ -58,6 +58,7 @@ def _count_into(interp, counter: CounterValue, source: Any) -> None:
     source = iterable(source)
     if type(source) is not DwfIterator:
         charge(limits, len(source) // PYTHON_ITEMS_PER_STEP)
+        charge_keys(limits, source)
         get = counter.get
         for elem in source:
             counter[elem] = get(elem, 0) + 1

@@ -301,18 +301,26 @@ class ExpressionCompiler:
     def _display(self, elts, kind) -> Code:
         codes = [(self.expr(e.value), True) if isinstance(e, ir.Starred) else (self.expr(e), False) for e in elts]
         limits = self.interp.limits
+
+        def keyed(items: list) -> list:  # a set hashes its items
+            if kind is OrderedSet:
+                sandbox.charge_keys(limits, items)
+            return items
+
         if any_async([c for c, _ in codes]):
             async def run_async(frame):
                 items = []
                 for code, starred in codes:
                     value = await evaluate(code, frame)
                     items.extend(iterate(value)) if starred else items.append(value)
-                return new_container(kind(items), limits)
+                return new_container(kind(keyed(items)), limits)
             return Code(run_async, True)
         if not any(starred for _, starred in codes):
             fns = [c.run for c, _ in codes]
             if kind is tuple:
                 return Code(lambda frame: sandbox.check_tuple(tuple([fn(frame) for fn in fns]), limits), False)
+            if kind is OrderedSet:
+                return Code(lambda frame: OrderedSet(keyed([fn(frame) for fn in fns])), False)
             return Code(lambda frame: kind([fn(frame) for fn in fns]), False)
 
         def run(frame):
@@ -320,7 +328,7 @@ class ExpressionCompiler:
             for code, starred in codes:
                 value = code.run(frame)
                 items.extend(iterate(value)) if starred else items.append(value)
-            return new_container(kind(items), limits)
+            return new_container(kind(keyed(items)), limits)
         return Code(run, False)
 
     def e_dict(self, node: ir.Dict) -> Code:
@@ -335,6 +343,7 @@ class ExpressionCompiler:
                     result.update(as_mapping(await evaluate(value, frame)))
                 else:
                     k = await evaluate(key, frame)
+                    sandbox.charge_key(limits, k)
                     result[k] = await evaluate(value, frame)
             return sandbox.check_items(result, limits)
 
@@ -344,7 +353,9 @@ class ExpressionCompiler:
                 if key is None:
                     result.update(as_mapping(value.run(frame)))
                 else:
-                    result[key.run(frame)] = value.run(frame)
+                    k = key.run(frame)
+                    sandbox.charge_key(limits, k)
+                    result[k] = value.run(frame)
             return sandbox.check_items(result, limits)
         return Code(run_async, True) if any_async(codes) else Code(run, False)
 
@@ -434,14 +445,19 @@ class ExpressionCompiler:
                             if i + 1 < len(clauses):
                                 level(i + 1, inner)
                             elif kind is dict:
-                                out[key.run(inner)] = value.run(inner)
+                                k = key.run(inner)
+                                sandbox.charge_key(limits, k)
+                                out[k] = value.run(inner)
                             else:
                                 out.append(element.run(inner))
                             if len(out) > limits.items:
                                 raise sandbox.limit_error("items", limits)
                     inner.path = base
                 level(0, frame)
-                return OrderedSet(out) if kind is OrderedSet else out
+                if kind is OrderedSet:
+                    sandbox.charge_keys(limits, out)
+                    return OrderedSet(out)
+                return out
             return Code(run, False)
 
         async def run_async(frame):
@@ -472,6 +488,7 @@ class ExpressionCompiler:
                             await level(i + 1, inner)
                         elif kind is dict:
                             k = await evaluate(key, inner)
+                            sandbox.charge_key(limits, k)
                             out[k] = await evaluate(value, inner)
                         else:
                             out.append(await evaluate(element, inner))
@@ -479,7 +496,10 @@ class ExpressionCompiler:
                             raise sandbox.limit_error("items", limits)
                 inner.path = base
             await level(0, frame)
-            return OrderedSet(out) if kind is OrderedSet else out
+            if kind is OrderedSet:
+                sandbox.charge_keys(limits, out)
+                return OrderedSet(out)
+            return out
         return Code(run_async, True)
 
     def e_call(self, node: ir.Call) -> Code:

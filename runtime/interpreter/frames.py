@@ -261,7 +261,10 @@ def get_item(container: Any, index: Any) -> Any:
 
 
 def subscript(container: Any, key: Any, limits: Limits) -> Any:
-    """`container[key]` of an expression: a slice copies, so its length is charged."""
+    """`container[key]` of an expression: a slice copies, so its length is charged; a dict
+    hashes the key (`sandbox.charge_key`)."""
+    if type(key) in sandbox.HASHED_BY_WALK and isinstance(container, dict):
+        sandbox.charge_key(limits, key)
     result = get_item(container, key)
     if type(key) is slice:
         sandbox.charge(limits, sandbox.work(result))
@@ -273,6 +276,8 @@ def set_item(container: Any, index: Any, value: Any, limits: Limits) -> None:
     if isinstance(container, ReadOnlyMapping):
         raise ScriptError("TypeError", "`args` is read-only")
     if isinstance(container, (list, dict)):
+        if type(index) in sandbox.HASHED_BY_WALK and isinstance(container, dict):
+            sandbox.charge_key(limits, index)
         if type(index) is slice:
             if not isinstance(container, list):
                 raise ScriptError("TypeError", "unhashable type: 'slice'")
@@ -287,11 +292,13 @@ def set_item(container: Any, index: Any, value: Any, limits: Limits) -> None:
     raise ScriptError("TypeError", f"'{type_name(container)}' object does not support item assignment")
 
 
-def del_item(container: Any, index: Any) -> None:
+def del_item(container: Any, index: Any, limits: Limits) -> None:
     """`del container[index]`."""
     if isinstance(container, ReadOnlyMapping):
         raise ScriptError("TypeError", "`args` is read-only")
     if isinstance(container, (list, dict, DequeValue)):
+        if type(index) in sandbox.HASHED_BY_WALK and isinstance(container, dict):
+            sandbox.charge_key(limits, index)
         del container[index]
         return
     raise ScriptError("TypeError", f"'{type_name(container)}' object doesn't support item deletion")

@@ -118,6 +118,15 @@ class Interpreter:
             self.stop_reason = reason
         self.steps = INTERRUPTED_STEPS
 
+    def renew_interrupt(self) -> None:
+        """After `interrupt`, jump the counter past every limit again. The script counts with
+        `steps += 1`, a read then a write: when the interrupt's write lands between the two, the
+        script writes its old count plus one over it and runs on. The run's watchdog calls this
+        at every poll until the run settles, so a stop is lost for at most one poll, and the
+        hot path stays one add and one compare."""
+        if self.stop_reason is not None or self.stop_error is not None:
+            self.steps = INTERRUPTED_STEPS
+
     def occurrence_key(self, site: str, path: tuple) -> str:
         """The occurrence key of an effect created at `site` under `path` (see the module
         docstring); a repeat at the same path gets `@n`."""

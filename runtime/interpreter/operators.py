@@ -14,7 +14,7 @@ from typing import Any
 from dwf.runtime.interpreter.collection_values import CounterValue, DequeValue, NamedTupleValue
 from dwf.runtime.interpreter.formatting import percent_format
 from dwf.runtime.interpreter.limits import Limits
-from dwf.runtime.interpreter.sandbox import (CHARS_PER_STEP, ITEMS_PER_STEP, ITERABLES, NESTABLE, VIEW_CLASSES, charge,
+from dwf.runtime.interpreter.sandbox import (CHARS_PER_STEP, HASHED_BY_WALK, ITEMS_PER_STEP, ITERABLES, NESTABLE, VIEW_CLASSES, charge, charge_key,
                                              charge_walk, check_int, check_items, check_string, check_value, int_product_work, iterable,
                                              limit_error, work)
 from dwf.runtime.values.errors import ScriptError
@@ -235,12 +235,9 @@ def _contains(a, b, limits):
             charge_walk(limits, a, times=len(b))
     elif type(b) is DictItemsView:  # one lookup, then the value compared with `a`'s
         charge_walk(limits, a)
-    elif type(a) in _HASHED_WHOLE:  # a lookup hashes all of a tuple (CPython caches only a str's hash)
-        charge_walk(limits, a)
+    elif type(a) in HASHED_BY_WALK:  # a lookup hashes all of a tuple (see `sandbox.charge_key`)
+        charge_key(limits, a)
     return _in(a, b)
-
-
-_HASHED_WHOLE = frozenset({tuple, NamedTupleValue})  # a frozenset caches its hash
 
 
 # Each takes (left, right, limits) like BINARY.

@@ -14,9 +14,10 @@ Time. CPython's `re` backtracks inside one C call that holds the GIL, so no thre
 can stop a pattern like `(a+)+$`; but the matcher polls for signals. On the main thread each
 operation (a compile, a search, one `findall`/`split`/`sub`, each step of a `finditer`) runs
 under a one-shot SIGALRM timer of `Limits.regex_timeout_s` (restoring any previous handler
-and timer). Elsewhere the operation runs in a short-lived worker process
-(`runtime.interpreter.regex_worker`) killed at the deadline; there a `finditer` finds all its matches in
-one operation. A function replacement (`sub(fn, ...)`) runs script code, so it never runs
+and timer). Elsewhere (a snippet evaluated in a worker thread, `host/snippets.py`) the
+operation runs in a worker process (`runtime.interpreter.regex_worker`) that the thread keeps
+between operations and that is killed at the deadline; there a `finditer` finds all its
+matches in one operation. A function replacement (`sub(fn, ...)`) runs script code, so it never runs
 inside `re`: the matches are found step by step under the time bound, and the script function
 is called between steps like any other call (each call a step, within the recursion limit).
 """
@@ -24,7 +25,9 @@ is called between steps like any other call (each call a step, within the recurs
 from __future__ import annotations
 
 import json
+import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -164,17 +167,68 @@ def bounded(limits, fn, *args):
             signal.setitimer(signal.ITIMER_REAL, old_delay, old_interval)
 
 
+# A thread's worker process, kept between jobs (starting one costs about 50 ms, a job over a
+# pipe well under 1 ms): a snippet evaluated off the event loop may match in a loop.
+_workers = threading.local()
+WORKER_START_S = 1.0  # the deadline's allowance for a fresh worker's start-up
+WORKER_REPLY_S = 0.25  # and for a kept one's reply to travel back on a loaded machine
+
+
+class _Worker:
+    """One `regex_worker` process serving one thread, a job per line."""
+
+    def __init__(self):
+        self.process = subprocess.Popen([sys.executable, "-I", "-m", "dwf.runtime.interpreter.regex_worker"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.fresh = True
+
+    def ask(self, job: dict, timeout_s: float) -> dict | None:
+        """The answer to `job`, or None when it did not come within `timeout_s` (plus the
+        allowance); the worker is then killed."""
+        deadline = time.monotonic() + timeout_s + (WORKER_START_S if self.fresh else WORKER_REPLY_S)
+        self.fresh = False
+        try:
+            self.process.stdin.write(json.dumps(job).encode() + b"\n")
+            self.process.stdin.flush()
+        except OSError:
+            raise RuntimeError("the regular expression worker stopped") from None
+        fd, chunks = self.process.stdout.fileno(), []
+        while not chunks or not chunks[-1].endswith(b"\n"):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                self.close()
+                return None
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                self.close()
+                raise RuntimeError(f"the regular expression worker failed (exit {self.process.wait()})")
+            chunks.append(chunk)
+        return json.loads(b"".join(chunks))
+
+    def close(self) -> None:
+        if getattr(_workers, "worker", None) is self:
+            _workers.worker = None
+        self.process.kill()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            pipe.close()
+
+
+def worker_pid() -> int | None:
+    """The process id of this thread's worker, None when it has none."""
+    worker = getattr(_workers, "worker", None)
+    return worker.process.pid if worker is not None else None
+
+
 def in_worker(job: dict, limits, elapsed: list | None = None) -> Any:
-    """Run `job` in a worker process killed at the deadline (plus its start-up time); the time
-    the worker spent on the job goes to `elapsed[0]`."""
-    try:
-        done = subprocess.run([sys.executable, "-I", "-m", "dwf.runtime.interpreter.regex_worker"], input=json.dumps(job),
-                              text=True, capture_output=True, timeout=limits.regex_timeout_s + 1.0)
-    except subprocess.TimeoutExpired:
-        raise limit_error("regex_timeout_s", limits) from None
-    if done.returncode != 0 or not done.stdout:
-        raise RuntimeError(f"the regular expression worker failed: {done.stderr.strip()[-500:]}")
-    answer = json.loads(done.stdout)
+    """Run `job` in this thread's worker process, killed at the deadline (plus its start-up
+    time when it is new); the time the worker spent on the job goes to `elapsed[0]`."""
+    worker = getattr(_workers, "worker", None)
+    if worker is None or worker.process.poll() is not None:
+        worker = _workers.worker = _Worker()
+    answer = worker.ask(job, limits.regex_timeout_s)
+    if answer is None:
+        raise limit_error("regex_timeout_s", limits)
     if elapsed is not None:
         elapsed[0] = float(answer.get("elapsed", 0.0))
     if "ok" in answer:

@@ -5,9 +5,9 @@ process that runs them off the main thread.
 `finditer`, `split`, `sub`, ...) described by a JSON-able `job` and returns JSON-able data: a
 match as `match_data` (the span of every group, `lastindex`, `pos`, `endpos`), lists of strings,
 `[text, count]` for `sub`. The same function runs in-process under the SIGALRM time bound
-(`runtime.interpreter.regex`) and here, in a short-lived worker (`python -I -m dwf.runtime.interpreter.regex_worker`)
-that reads one job as JSON on stdin, writes one answer as JSON on stdout and is killed at the
-deadline. Results stop at the job's size limits (`RegexOver`) instead of being built and
+(`runtime.interpreter.regex`) and here, in a worker (`python -I -m dwf.runtime.interpreter.regex_worker`)
+that reads jobs as JSON lines on stdin, writes one answer line per job on stdout, and is
+killed at a job's deadline (a thread keeps its worker between jobs: `regex.in_worker`). Results stop at the job's size limits (`RegexOver`) instead of being built and
 refused afterwards. `template_plan` parses a replacement template with CPython's own parser, so
 `sub` and `Match.expand` agree with CPython on every escape and error.
 
@@ -194,11 +194,15 @@ def answer(job: dict) -> dict:
 
 
 def main() -> None:
-    job = json.loads(sys.stdin.read())
-    started = time.perf_counter()
-    reply = answer(job)
-    reply["elapsed"] = time.perf_counter() - started  # charged to the run as steps
-    sys.stdout.write(json.dumps(reply))
+    for line in sys.stdin:  # one job per line, until the parent closes the pipe (or exits)
+        if not line.strip():
+            continue
+        job = json.loads(line)
+        started = time.perf_counter()
+        reply = answer(job)
+        reply["elapsed"] = time.perf_counter() - started  # charged to the run as steps
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

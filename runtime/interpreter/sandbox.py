@@ -452,6 +452,31 @@ def charge_walk(limits: Limits | RunLimits, *values: Any, times: int = 1) -> Non
     charge(limits, total // ITEMS_PER_STEP if total <= cap else limits.steps + 1)
 
 
+# Keys that C hashes item by item at every lookup or store: CPython caches the hash of a str
+# and of a frozenset, never a tuple's, and a hit on an equal frozenset (not the same object)
+# compares it item by item. A 100,000-item tuple as a dict key is 100,000 items of work per
+# `d[k]`, so such lookups are charged the key's walk (`expanded_size`: nested tuples through
+# every path). A flat key of at most a step's items costs about a step: not walked.
+HASHED_BY_WALK = _TUPLES
+
+
+def charge_key(limits: Limits | RunLimits, key: Any) -> None:
+    """Charge hashing `key` once (a subscript, a store, `in`, a set or dict method)."""
+    if type(key) in _TUPLES and (len(key) > ITEMS_PER_STEP or not _TUPLES.isdisjoint(map(type, key))):
+        charge_walk(limits, key)
+
+
+def charge_keys(limits: Limits | RunLimits, keys: Any) -> None:
+    """Charge hashing every key of `keys` (the items that fill a set or a dict's keys): a
+    sequence's; a set or dict hands its stored hashes on."""
+    if type(keys) in _SIZED_KEYS and not _TUPLES.isdisjoint(map(type, keys)):
+        for key in keys:
+            charge_key(limits, key)
+
+
+_SIZED_KEYS = frozenset({list, tuple, NamedTupleValue, DequeValue})  # a set or dict hands its hashes on
+
+
 def walked_key(limits: Limits | RunLimits, key: Any, times: int) -> Any:
     """`key` for C code that compares the key results (`sorted`, `list.sort`, `min`, `max`):
     each result is charged the walk of `times` comparisons before C compares it (a deeply

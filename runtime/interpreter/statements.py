@@ -11,7 +11,7 @@ from dwf.compiler import ir
 from dwf.runtime.interpreter import operators, sandbox
 from dwf.runtime.values.errors import ScriptError
 from dwf.runtime.interpreter.frames import (PYTHON_ERRORS, BreakSignal, Code, ContinueSignal, Frame, ReturnSignal,
-                                            any_async, convert_error, del_item, evaluate, get_item, iterate, set_item,
+                                            any_async, convert_error, del_item, evaluate, iterate, set_item, subscript,
                                             unbound, unpack)
 from dwf.runtime.interpreter.calls import Signature, instantiate
 from dwf.runtime.values.objects import ExceptionType, ScriptFunction
@@ -105,13 +105,13 @@ class StatementCompiler:
             async def run_sub_async(frame):
                 container = await evaluate(container_code, frame)
                 index = await evaluate(index_code, frame)
-                left = get_item(container, index)
+                left = subscript(container, index, limits)
                 set_item(container, index, op(left, await evaluate(value_code, frame), limits), limits)
 
             def run_sub(frame):
                 container = container_code.run(frame)
                 index = index_code.run(frame)
-                set_item(container, index, op(get_item(container, index), value_code.run(frame), limits), limits)
+                set_item(container, index, op(subscript(container, index, limits), value_code.run(frame), limits), limits)
             return Code(run_sub_async, True) if any_async(parts) else Code(run_sub, False)
         load, _ = self.expr(target)
         store = self.store(target)
@@ -377,6 +377,7 @@ class StatementCompiler:
 
     def s_delete(self, node: ir.Delete) -> Code:
         deleters: list[tuple[Callable, bool]] = []
+        limits = self.interp.limits
         for target in node.targets:
             if isinstance(target, ir.Name):
                 deleters.append((self._delete_name(target), False))
@@ -385,10 +386,10 @@ class StatementCompiler:
             if any_async([container, index]):
                 async def delete_async(frame, container=container, index=index):
                     holder = await evaluate(container, frame)
-                    del_item(holder, await evaluate(index, frame))
+                    del_item(holder, await evaluate(index, frame), limits)
                 deleters.append((delete_async, True))
             else:
-                deleters.append((lambda frame, c=container.run, i=index.run: del_item(c(frame), i(frame)), False))
+                deleters.append((lambda frame, c=container.run, i=index.run: del_item(c(frame), i(frame), limits), False))
 
         if any_async(deleters):
             async def run_async(frame):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 
@@ -63,8 +63,53 @@ def plain_copy(value: Any) -> Any:
 
 def dumps(value: Any) -> str:
     """The JSON text of `value` as the journal stores it (module docstring)."""
+    if value is None:  # most errors and results of rows and events: no call
+        return "null"
     data = _encoded(value)
     return data.decode("utf-8") if data is not None else _standard(value)
 
 
-__all__ = ["dumps", "plain_copy"]
+def encoded_copies(value: Any) -> tuple[str, Callable[[], Any]]:
+    """`(dumps(value), copy)` for one encoding of `value`: `copy()` gives `plain_copy(value)`
+    from that text, each call a new copy (an event is encoded once for the journal and for
+    every listener)."""
+    data = _encoded(value)
+    if data is not None:
+        return data.decode("utf-8"), lambda: orjson.loads(data)
+    text = _standard(value)
+    return text, lambda: json.loads(json.dumps(value))
+
+
+_SORTED = _OPTIONS | orjson.OPT_SORT_KEYS
+
+
+def _floatless(value: Any) -> bool:
+    """Whether `value` is plain JSON data without a float (orjson and `json` format floats
+    differently: `1e-05` and `1e-5`), as far as it has to look."""
+    kind = type(value)
+    if kind is dict:
+        value = value.values()
+    elif kind is not list and kind is not tuple:
+        return kind is not float
+    for item in value:  # most items are scalars: skip them without a call
+        kind = type(item)
+        if kind is float or (kind not in _SCALARS and not _floatless(item)):
+            return False
+    return True
+
+
+def canonical(value: Any, standard: Callable[[Any], str]) -> str:
+    """`standard(value)` for the canonical encoder `json.JSONEncoder(sort_keys=True,
+    separators=(",", ":"), ensure_ascii=False, ...)`, from orjson where the two agree (#18):
+    data without floats that orjson takes (str keys, ints within 64 bits, no subclasses).
+    Their strings, keys, key order and ints are the same text (tests/runtime/test_journal_codec.py
+    checks every code point); anything else is `standard`'s to encode."""
+    if _floatless(value):
+        try:
+            return orjson.dumps(value, option=_SORTED).decode("utf-8")
+        except TypeError:  # orjson.JSONEncodeError: a big int, a non-str key, a subclass, ...
+            pass
+    return standard(value)
+
+
+__all__ = ["canonical", "dumps", "encoded_copies", "plain_copy"]

@@ -121,12 +121,12 @@ class MemoryJournal:
             result, error, _ = json.loads(stored[5])
             self.nodes[(run_id, site, key)] = stored[:5] + (json.dumps([result, error, usage]),) + stored[6:]
 
-    def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
+    def append_event(self, run_id: str, event_type: str, payload: dict, encoded: str | None = None) -> int:
         events = self._events.setdefault(run_id, [])
         sequence = events[-1][0] + 1 if events else 1
         if event_type == "run-settled":  # the run keeps one, its last event (see JournalStore)
             events[:] = [event for event in events if event[1] != "run-settled"]
-        events.append((sequence, event_type, json.dumps(payload)))
+        events.append((sequence, event_type, encoded if encoded is not None else json.dumps(payload)))
         return sequence
 
     def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:

@@ -30,9 +30,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from dwf.runtime.journal.sqlite_schema import (ACTOR_MESSAGES, APPEND_EVENT, APPEND_MESSAGE, ASK_MESSAGES,
-                                               DROP_UNSETTLED_MESSAGES, ERROR_KINDS, INSERT_NODE, LAST_SEQUENCE, MIGRATIONS,
-                                               MOVE_SETTLED, NODE_COLUMNS, NODE_USAGE, NOW,
+from dwf.runtime.journal.sqlite_schema import (ACTOR_MESSAGES, APPEND_EVENT, APPEND_EVENT_AT, APPEND_MESSAGE, ASK_MESSAGES,
+                                               DROP_UNSETTLED_MESSAGES, ERROR_KINDS, EVENTS_AFTER, EVENTS_STRADDLING, INSERT_NODE, INSERT_NODE_AT, LAST_SEQUENCE, MIGRATIONS,
+                                               MOVE_SETTLED, NODE_COLUMNS, NODE_USAGE, NOW, PACKED, PACKED_TYPES,
                                                PUT_NODE, RUN_COLUMNS, RUN_JSON, RUN_TEXT, SCHEMA_VERSION, SETTLE_NODE, SETTLE_NODE_AT,
                                                VERSION_TABLE)
 from dwf.runtime.journal.codec import dumps
@@ -40,6 +40,7 @@ from dwf.runtime.journal.store import JournalError, NodeRow, RunRow
 from dwf.runtime.statedir import StateDir
 
 BLOB_THRESHOLD = 4096  # JSON texts longer than this many bytes are stored once, by sha256
+INLINE_CHARS = BLOB_THRESHOLD // 4  # at most 4 bytes per character: a text this long is inline without encoding it
 DEFAULT_BUSY_TIMEOUT_S = 5.0
 # A group transaction holds the file's write lock. The engine commits it at the end of each
 # event-loop tick; a script computing for seconds between awaits would keep it longer and make
@@ -94,6 +95,34 @@ def _classify(error: sqlite3.Error) -> str | None:
     return next((kind for _, kind, words in ERROR_KINDS if words in text), None)
 
 
+def _packed(events: list[tuple]) -> list[tuple]:
+    """The rows of pending `(run, sequence, type, text, blob)` events: consecutive events of
+    PACKED_TYPES of one run held inline share one row (schema version 6), the others get their own."""
+    rows: list[tuple] = []
+    pack: list[tuple] = []
+
+    def close() -> None:
+        if len(pack) == 1:
+            run_id, sequence, kind, text, _ = pack[0]
+            rows.append((run_id, sequence, None, kind, text, None))
+        elif pack:
+            text = ",".join(f'["{kind}",{payload}]' for _, _, kind, payload, _ in pack)
+            rows.append((pack[0][0], pack[0][1], pack[-1][1], PACKED, f"[{text}]", None))
+        pack.clear()
+
+    for event in events:
+        run_id, sequence, kind, text, blob = event
+        if kind in PACKED_TYPES and blob is None:
+            if pack and (pack[-1][0] != run_id or pack[-1][1] + 1 != sequence):
+                close()
+            pack.append(event)
+        else:
+            close()
+            rows.append((run_id, sequence, None, kind, text, blob))
+    close()
+    return rows
+
+
 class SqliteJournal:
     """`SqliteJournal(path)`: the journal in one SQLite file (created with its parent folders).
     Use as a context manager or call `close()`. Thread-safe (one connection behind a lock)."""
@@ -108,12 +137,15 @@ class SqliteJournal:
         self._group_opened = 0.0  # time.monotonic() when the open group began
         self._watchdog: threading.Thread | None = None
         self._watchdog_failure: JournalError | None = None  # raised by the next write or commit
-        # Events appended in the open group wait here and are inserted together (`executemany`)
-        # just before it commits; each INSERT still allocates its sequence. No other connection
-        # can write while the group is open, so the sequence each will get is known at once:
-        # run id -> the last one handed out in this group.
+        # Node rows, settlements and events written in the open group wait here and are written
+        # together (`executemany`, one statement each) just before it commits or before anything
+        # reads or writes otherwise (`_flush_pending`). No other connection can write while the
+        # group is open, so the sequence each event will get is known at once (run id -> the
+        # last one handed out in this group), and so is the rowid of each node row.
         self._running_rows: dict[tuple[str, str, str], int] = {}  # (run, site, key) -> rowid of a row put running
-        self._pending_events: list[tuple] = []
+        self._pending_nodes: dict[tuple[str, str, str], tuple] = {}  # (run, site, key) -> INSERT_NODE values
+        self._pending_settles: dict[tuple[str, str, str], tuple] = {}  # SETTLE_NODE_AT values (known rowid)
+        self._pending_events: list[tuple] = []  # APPEND_EVENT_AT values
         self._group_sequences: dict[str, int] = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -220,7 +252,7 @@ class SqliteJournal:
             if opened:
                 conn.execute("BEGIN IMMEDIATE")
             else:
-                self._flush_events(conn)
+                self._flush_pending(conn)
             try:
                 yield conn
             except BaseException:
@@ -230,31 +262,38 @@ class SqliteJournal:
             try:
                 conn.execute("COMMIT")
             except sqlite3.Error:
+                self._forget_pending(rolled_back=True)
                 _rollback(conn)
                 raise
 
-    def _hot_write(self, write: Callable[[sqlite3.Connection], Any], action: Callable[[], str]) -> Any:
-        """The hot paths (node rows and events): `write(conn)` under the lock, without context
-        managers. While commits are held it joins the open group transaction (opening it if
-        there is none); otherwise its single statement commits on its own (autocommit). A
+    def _hot_write(self, write: Callable[[sqlite3.Connection, bool], Any], action: Callable[[], str]) -> Any:
+        """The hot paths (node rows and events): `write(conn, grouped)` under the lock, without
+        context managers. While commits are held it joins the open group transaction (opening it
+        if there is none; `grouped` is then True and the write may wait in `_pending_*`);
+        otherwise its single statement commits on its own (autocommit). A
         content-addressed blob written first needs no atomicity with the row: an orphan blob is
         harmless and is reused by the next identical value."""
         with self._lock:
             self._raise_watchdog_failure()
             try:
                 conn = self._connection()
-                if self._holders and not conn.in_transaction:
+                grouped = bool(self._holders)
+                if grouped and not conn.in_transaction:
                     self._open_group(conn)
-                return write(conn)
+                return write(conn, grouped)
             except sqlite3.Error as error:
                 raise self._explain(error, action()) from None
+
+    def _in_group(self) -> bool:
+        """Whether a write may join the open group now, without SQL (under the lock)."""
+        conn = self._conn
+        return bool(self._holders) and conn is not None and conn.in_transaction and self._watchdog_failure is None
 
     def _open_group(self, conn: sqlite3.Connection) -> None:
         conn.execute("BEGIN IMMEDIATE")
         self._group_serial += 1
         self._group_opened = time.monotonic()
-        self._pending_events.clear()
-        self._group_sequences.clear()
+        self._forget_pending()
         if self._watchdog is None:
             self._watchdog = threading.Thread(target=self._commit_old_groups, name="dwf-journal-commits", daemon=True)
             self._watchdog.start()
@@ -281,18 +320,72 @@ class SqliteJournal:
         if failure is not None:
             raise failure
 
-    def _flush_events(self, conn: sqlite3.Connection) -> None:
-        """Inserts the group's pending events, then checks that each run's last sequence is the
-        one handed out (it always is while the group holds the write lock)."""
+    def _forget_pending(self, rolled_back: bool = False) -> None:
+        """Drop what the group held; after a rollback also the rowids it handed out."""
+        if rolled_back:
+            self._running_rows.clear()  # some were rolled back: settlements find their rows by key
+        self._pending_nodes.clear()
+        self._pending_settles.clear()
+        self._pending_events.clear()
+        self._group_sequences.clear()
+
+    def _flush_pending(self, conn: sqlite3.Connection) -> None:
+        """Writes the group's pending node rows (each with the next rowid), then their
+        settlements, then its events, and checks that each run's last event sequence is the one
+        handed out (it always is while the group holds the write lock). A failure names the
+        first row it was writing."""
+        if self._pending_nodes:
+            key = next(iter(self._pending_nodes))
+            with self._named(f"record node {key[2]} of run {key[0]}", len(self._pending_nodes)):
+                self._insert_nodes(conn)
+        if self._pending_settles:
+            rows, self._pending_settles = list(self._pending_settles.values()), {}
+            with self._named(f"settle node {rows[0][-2]} of run {rows[0][-4]}", len(rows)):
+                if conn.executemany(SETTLE_NODE_AT, rows).rowcount != len(rows):
+                    for values in rows:  # a row replaced meanwhile (another rowid): settle it by its key
+                        if not (conn.execute(SETTLE_NODE_AT, values).rowcount
+                                or conn.execute(SETTLE_NODE, values[:-1]).rowcount):
+                            raise JournalError(f"{self.path}: node {values[-2]} of run {values[-4]} to settle is gone; "
+                                               "another writer bypassed the journal's lock; restore the file from a backup")
         if not self._pending_events:
             return
-        rows, self._pending_events = self._pending_events, []
-        conn.executemany(APPEND_EVENT, rows)
-        for run_id, expected in self._group_sequences.items():
-            stored = conn.execute("SELECT MAX(sequence) FROM dwf_event WHERE run_id = ?", (run_id,)).fetchone()[0]
-            if stored != expected:
-                raise JournalError(f"{self.path}: run {run_id}'s event sequence is {stored}, expected {expected}; "
-                                   "another writer bypassed the journal's lock; restore the file from a backup")
+        events, self._pending_events = self._pending_events, []
+        with self._named(f"append a {events[0][2]} event to run {events[0][0]}", len(events)):
+            conn.executemany(APPEND_EVENT_AT, _packed(events))
+            for run_id, expected in self._group_sequences.items():
+                stored = conn.execute(LAST_SEQUENCE, (run_id,)).fetchone()[0]
+                if stored != expected:
+                    raise JournalError(f"{self.path}: run {run_id}'s event sequence is {stored}, expected {expected}; "
+                                       "another writer bypassed the journal's lock; restore the file from a backup")
+
+    @contextmanager
+    def _named(self, action: str, rows: int) -> Iterator[None]:
+        """`_guard` for a batch of `rows` pending writes, named by the first."""
+        with self._guard(action + (f" (and {rows - 1} more)" if rows > 1 else "")):
+            yield
+
+    def _insert_nodes(self, conn: sqlite3.Connection) -> None:
+        pending, self._pending_nodes = self._pending_nodes, {}
+        last = conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM dwf_node").fetchone()[0]
+        rows = [(last + index,) + values for index, values in enumerate(pending.values(), 1)]
+        inserted = rows
+        conn.execute("SAVEPOINT dwf_nodes")
+        try:
+            conn.executemany(INSERT_NODE_AT, rows)
+        except sqlite3.IntegrityError:  # a row exists (a re-dispatch after a crash): replace those
+            conn.execute("ROLLBACK TO dwf_nodes")
+            inserted = []
+            for row in rows:
+                try:
+                    conn.execute(INSERT_NODE_AT, row)
+                    inserted.append(row)
+                except sqlite3.IntegrityError:
+                    conn.execute(PUT_NODE, row[1:])  # kept at its old rowid: settled by its key
+        finally:
+            conn.execute("RELEASE dwf_nodes")
+        for row in inserted:
+            if row[8] == "running":
+                self._running_rows[row[1:4]] = row[0]
 
     # ------------------------------------------------------------ group commit
 
@@ -327,17 +420,21 @@ class SqliteJournal:
             if conn is None or not conn.in_transaction:
                 return
             try:
-                self._flush_events(conn)
+                self._flush_pending(conn)
                 conn.execute("COMMIT")
             except BaseException:
-                self._pending_events.clear()
+                self._forget_pending(rolled_back=True)
                 _rollback(conn)
                 raise
 
     @contextmanager
     def _read(self, action: str) -> Iterator[sqlite3.Connection]:
+        """A read; this connection sees the open group's pending rows too (they are written first)."""
         with self._lock, self._guard(action):
-            yield self._connection()
+            conn = self._connection()
+            if conn.in_transaction:
+                self._flush_pending(conn)
+            yield conn
 
     # ------------------------------------------------------------ schema version
 
@@ -422,8 +519,11 @@ class SqliteJournal:
 
     def _dump(self, conn: sqlite3.Connection, value: Any) -> tuple[str | None, str | None]:
         """(inline JSON, None) for small values; (None, sha256) for large ones, stored once."""
-        text = _to_json(value)
-        if len(text) <= BLOB_THRESHOLD // 4:  # at most 4 bytes per character: small without encoding
+        return self._stored(conn, _to_json(value))
+
+    def _stored(self, conn: sqlite3.Connection, text: str) -> tuple[str | None, str | None]:
+        """`_dump` of a value already encoded as `text`."""
+        if len(text) <= INLINE_CHARS:
             return text, None
         data = text.encode("utf-8")
         if len(data) <= BLOB_THRESHOLD:
@@ -553,7 +653,7 @@ class SqliteJournal:
     # ------------------------------------------------------------ actor conversations
 
     def append_message(self, run_id: str, actor: str, site: str, key: str, message: dict) -> None:
-        def write(conn: sqlite3.Connection) -> None:
+        def write(conn: sqlite3.Connection, grouped: bool) -> None:
             text, blob = self._dump(conn, message)
             conn.execute(APPEND_MESSAGE, (run_id, actor, run_id, actor, site, key, text, blob))
 
@@ -600,19 +700,29 @@ class SqliteJournal:
                        self._load(conn, usage, None, f"{what} (usage)"), bool(imported))
 
     def put_node(self, row: NodeRow) -> None:
-        values = (row.run_id, row.site, row.key, row.kind, row.actor, row.input_hash, _to_json(row.input), row.status,
-                  None, None, _to_json(row.error), _to_json(row.usage), int(bool(row.imported)))
+        key = (row.run_id, row.site, row.key)
+        head = key + (row.kind, row.actor, row.input_hash, _to_json(row.input), row.status)
+        result, outcome = _to_json(row.result), (_to_json(row.error), _to_json(row.usage), int(bool(row.imported)))
+        if len(result) <= INLINE_CHARS:
+            with self._lock:
+                if self._in_group() and key not in self._pending_settles:  # the common case, without a call more
+                    self._pending_nodes[key] = head + (result, None) + outcome
+                    return
 
-        def write(conn: sqlite3.Connection) -> None:
-            result, result_blob = self._dump(conn, row.result)
-            full = values[:8] + (result, result_blob) + values[10:]
+        def write(conn: sqlite3.Connection, grouped: bool) -> None:
+            values = head + self._stored(conn, result) + outcome
+            if grouped:  # inserted with the group's other rows (`_flush_pending`)
+                if key in self._pending_settles:
+                    self._flush_pending(conn)  # written again after it settled: in that order
+                self._pending_nodes[key] = values
+                return
             try:
-                rowid = conn.execute(INSERT_NODE, full).lastrowid
+                rowid = conn.execute(INSERT_NODE, values).lastrowid
             except sqlite3.IntegrityError:  # the row exists (a re-dispatch after a crash): replace it
-                conn.execute(PUT_NODE, full)
+                conn.execute(PUT_NODE, values)
                 rowid = None
             if row.status == "running" and rowid is not None:
-                self._running_rows[(row.run_id, row.site, row.key)] = rowid
+                self._running_rows[key] = rowid
 
         self._hot_write(write, lambda: f"record node {row.key} of run {row.run_id}")
 
@@ -620,14 +730,29 @@ class SqliteJournal:
                     usage: dict | None = None) -> None:
         """Settles a node written `running` before: only the outcome columns change (the
         input, often the largest column, is not written again)."""
-        error_text, usage_text = _to_json(error), _to_json(usage or {})
+        text, error_text, usage_text = _to_json(result), _to_json(error), _to_json(usage or {})
+        node = (run_id, site, key)
+        if len(text) <= INLINE_CHARS:
+            with self._lock:
+                if self._in_group() and node not in self._pending_nodes:
+                    rowid = self._running_rows.pop(node, None)
+                    if rowid is not None:  # the common case, without a call more
+                        self._pending_settles[node] = (status, text, None, error_text, usage_text) + node + (rowid,)
+                        return
 
-        def write(conn: sqlite3.Connection) -> int:
-            text, blob = self._dump(conn, result)
-            values = (status, text, blob, error_text, usage_text, run_id, site, key)
-            rowid = self._running_rows.pop((run_id, site, key), None)
-            if rowid is not None and conn.execute(SETTLE_NODE_AT, values + (rowid,)).rowcount:
-                return 1
+        def write(conn: sqlite3.Connection, grouped: bool) -> int:
+            values = (status, *self._stored(conn, text), error_text, usage_text) + node
+            if grouped and node in self._pending_nodes:
+                self._flush_pending(conn)  # settled in the group that wrote it: it needs its rowid
+            rowid = self._running_rows.pop(node, None)
+            if rowid is not None:
+                if grouped:
+                    self._pending_settles[node] = values + (rowid,)
+                    return 1
+                if conn.execute(SETTLE_NODE_AT, values + (rowid,)).rowcount:
+                    return 1
+            if grouped:
+                self._flush_pending(conn)
             return conn.execute(SETTLE_NODE, values).rowcount
 
         if self._hot_write(write, lambda: f"settle node {key} of run {run_id}") == 0:
@@ -635,34 +760,49 @@ class SqliteJournal:
 
     def set_node_usage(self, run_id: str, site: str, key: str, usage: dict) -> None:
         text = _to_json(usage)
-        self._hot_write(lambda conn: conn.execute(NODE_USAGE, (text, run_id, site, key)),
-                        lambda: f"record the usage of node {key} of run {run_id}")
+
+        def write(conn: sqlite3.Connection, grouped: bool) -> None:
+            if grouped:
+                self._flush_pending(conn)  # the row and a settlement of it go first
+            conn.execute(NODE_USAGE, (text, run_id, site, key))
+
+        self._hot_write(write, lambda: f"record the usage of node {key} of run {run_id}")
 
     # ------------------------------------------------------------ events
 
-    def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
-        def write(conn: sqlite3.Connection) -> int:
-            text, blob = self._dump(conn, payload)
+    def append_event(self, run_id: str, event_type: str, payload: dict, encoded: str | None = None) -> int:
+        """See `JournalStore.append_event`; `encoded`, when given, is `payload`'s JSON text
+        (the event bus encodes each payload once, for the journal and its listeners)."""
+        encoded = encoded if encoded is not None else _to_json(payload)
+        if len(encoded) <= INLINE_CHARS and event_type != "run-settled":
+            with self._lock:
+                last = self._group_sequences.get(run_id)
+                if last is not None and self._in_group():  # the common case, without a call more
+                    self._pending_events.append((run_id, last + 1, event_type, encoded, None))
+                    self._group_sequences[run_id] = last + 1
+                    return last + 1
+
+        def write(conn: sqlite3.Connection, grouped: bool) -> int:
+            text, blob = self._stored(conn, encoded)
             if event_type == "run-settled":
-                return self._settle_event(conn, run_id, text, blob)
-            if not (self._holders and conn.in_transaction):  # autocommit: insert, then read the sequence back
+                return self._settle_event(conn, run_id, text, blob, grouped)
+            if not grouped:  # autocommit: insert, then read the sequence back
                 rowid = conn.execute(APPEND_EVENT, (run_id, run_id, event_type, text, blob)).lastrowid
                 return conn.execute("SELECT sequence FROM dwf_event WHERE rowid = ?", (rowid,)).fetchone()[0]
             last = self._group_sequences.get(run_id)
             if last is None:
-                last = conn.execute("SELECT COALESCE(MAX(sequence), 0) FROM dwf_event WHERE run_id = ?",
-                                    (run_id,)).fetchone()[0]
-            self._pending_events.append((run_id, run_id, event_type, text, blob))
+                last = conn.execute(LAST_SEQUENCE, (run_id,)).fetchone()[0]
+            self._pending_events.append((run_id, last + 1, event_type, text, blob))
             self._group_sequences[run_id] = last + 1
             return last + 1
 
         return self._hot_write(write, lambda: f"append a {event_type} event to run {run_id}")
 
-    def _settle_event(self, conn: sqlite3.Connection, run_id: str, text: str | None, blob: str | None) -> int:
+    def _settle_event(self, conn: sqlite3.Connection, run_id: str, text: str | None, blob: str | None,
+                      grouped: bool) -> int:
         """The run's one `run-settled`: the earlier one moved to the end (MOVE_SETTLED), or a new one."""
-        grouped = bool(self._holders and conn.in_transaction)
         if grouped:
-            self._flush_events(conn)  # the pending events take their numbers first
+            self._flush_pending(conn)  # the pending events take their numbers first
         if not conn.execute(MOVE_SETTLED, (run_id, text, blob, run_id)).rowcount:
             conn.execute(APPEND_EVENT, (run_id, run_id, "run-settled", text, blob))
         sequence = conn.execute(LAST_SEQUENCE, (run_id,)).fetchone()[0]
@@ -671,20 +811,52 @@ class SqliteJournal:
         return sequence
 
     def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
-        only = f" AND type IN ({', '.join('?' * len(types))})" if types is not None else ""
-        with self._read(f"read the events of run {run_id}") as conn:
-            if conn.in_transaction:
-                self._flush_events(conn)  # this connection sees its own pending events too
-            rows = conn.execute("SELECT sequence, type, payload, payload_blob FROM dwf_event WHERE run_id = ? "
-                                f"AND sequence > ?{only} ORDER BY sequence", (run_id, after, *(types or ()))).fetchall()
-            return [{"seq": seq, "type": kind,
-                     "payload": self._load(conn, payload, blob, f"event {seq} of run {run_id}")}
-                    for seq, kind, payload, blob in rows]
+        packed = types is None or not PACKED_TYPES.isdisjoint(types)  # whether packed rows may hold some
+        only, names = "", ()
+        if types is not None:
+            names = (*types, PACKED) if packed else tuple(types)
+            only = f" AND type IN ({', '.join('?' * len(names))})"
+        with self._read(f"read the events of run {run_id}") as conn:  # pending ones too
+            rows = self._event_rows(conn, run_id, after, "", only, names, packed)
+            events = []
+            for seq, last, kind, payload, blob in rows:
+                if last is None:
+                    events.append({"seq": seq, "type": kind,
+                                   "payload": self._load(conn, payload, blob, f"event {seq} of run {run_id}")})
+                    continue
+                for number, (kind, payload) in self._unpacked(conn, run_id, seq, last, payload, blob):
+                    if number > after and (types is None or kind in types):
+                        events.append({"seq": number, "type": kind, "payload": payload})
+            return events
+
+    def _event_rows(self, conn: sqlite3.Connection, run_id: str, after: int, extra: str, only: str = "",
+                    names: tuple = (), packed: bool = True) -> list[tuple]:
+        """The rows holding the run's events after `after`: those that begin after it and a
+        packed row that begins before it and ends after."""
+        rows = conn.execute(EVENTS_AFTER.format(extra=extra, only=only), (run_id, after, *names)).fetchall()
+        if packed and after > 0:
+            before = conn.execute(EVENTS_STRADDLING.format(extra=extra), (run_id, after)).fetchone()
+            if before is not None and before[1] is not None and before[1] > after:
+                rows.insert(0, before)
+        return rows
+
+    def _unpacked(self, conn: sqlite3.Connection, run_id: str, first: int, last: int, payload: str | None,
+                  blob: str | None) -> list[tuple[int, tuple[str, Any]]]:
+        """The (sequence, (type, payload)) events of a packed row."""
+        items = self._load(conn, payload, blob, f"events {first}-{last} of run {run_id}")
+        if not (isinstance(items, list) and len(items) == last - first + 1
+                and all(isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) for item in items)):
+            raise JournalError(f"{self.path}: events {first}-{last} of run {run_id} are not a list of "
+                               f"{last - first + 1} [type, payload] pairs; the journal was edited or damaged; "
+                               "restore it from a backup or discard that run")
+        return list(enumerate(map(tuple, items), first))
 
     def event_times(self, run_id: str, after: int = 0) -> dict[int, str]:
         with self._read(f"read the event times of run {run_id}") as conn:
-            if conn.in_transaction:
-                self._flush_events(conn)
-            rows = conn.execute("SELECT sequence, created_at FROM dwf_event WHERE run_id = ? AND sequence > ? "
-                                "ORDER BY sequence", (run_id, after)).fetchall()
-        return dict(rows)
+            rows = self._event_rows(conn, run_id, after, ", created_at")
+        times = {}
+        for seq, last, _, _, _, created in rows:
+            for number in range(seq, (last if last is not None else seq) + 1):
+                if number > after:
+                    times[number] = created
+        return times

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
+from dwf.runtime.journal.codec import canonical
+
 
 class JournalError(Exception):
     """The journal cannot be read or written (a corrupted, locked, full or read-only store, or a
@@ -28,8 +30,8 @@ _lenient_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ens
 
 def input_hash(value: Any) -> str:
     """The hash of an effect's inputs that replay compares: 32 hex digits of the SHA-256 of
-    their canonical JSON text."""
-    return hashlib.sha256(_lenient_canonical(value).encode("utf-8")).hexdigest()[:32]
+    their canonical JSON text (encoded by orjson where it writes the same text: `codec.canonical`)."""
+    return hashlib.sha256(canonical(value, _lenient_canonical).encode("utf-8")).hexdigest()[:32]
 
 
 @dataclass
@@ -146,10 +148,11 @@ class JournalStore(Protocol):
         `running` rows, and without `with_input` their inputs are None."""
 
     # -- events
-    def append_event(self, run_id: str, event_type: str, payload: dict) -> int:
+    def append_event(self, run_id: str, event_type: str, payload: dict, encoded: str | None = None) -> int:
         """Append an event to the run's log; returns its sequence number (increasing per run, never
         reused). A run keeps one `run-settled`, its last event: appending another moves the earlier
-        one after every other event with the new payload (a resume settling again)."""
+        one after every other event with the new payload (a resume settling again). `encoded`,
+        when given, is the JSON text of `payload` (`codec.dumps`), not encoded again."""
 
     def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
         """The run's events after sequence `after` (only those of `types`, when given): {seq, type, payload}."""

@@ -141,6 +141,25 @@ def repository_problem(workspace: Path) -> str | None:
     return None
 
 
+def repository_identity(workspace: str | os.PathLike) -> str:
+    """What names the repository a workspace is, the same in every checkout of it: `git ROOTS
+    [PREFIX]` (its root commits, and the workspace's folder inside it), or `dir PATH` (the
+    absolute path) for a folder outside git or in a repository without a commit. A run on a
+    cluster names its workspace so; workers of another repository refuse it (runtime/temporal)."""
+    workspace = Path(workspace).resolve()
+    git = shutil.which("git", path=command_path())
+    if git is not None:
+        env = _environment()
+        roots = subprocess.run([git, "rev-list", "--max-parents=0", "HEAD"], cwd=workspace, env=env,
+                               capture_output=True, text=True, timeout=GIT_TIMEOUT_S)
+        prefix = subprocess.run([git, "rev-parse", "--show-prefix"], cwd=workspace, env=env,
+                                capture_output=True, text=True, timeout=GIT_TIMEOUT_S)
+        if roots.returncode == 0 and roots.stdout.split() and prefix.returncode == 0:
+            folder = prefix.stdout.strip().rstrip("/")
+            return f"git {','.join(sorted(roots.stdout.split()))}" + (f" {folder}" if folder else "")
+    return f"dir {workspace}"
+
+
 def _environment() -> dict[str, str]:
     env = {k: v for k, v in sanitized_environment({}).items() if not k.startswith("GIT_")}
     env.update(PATH=command_path(), LC_ALL="C", GIT_TERMINAL_PROMPT="0")
@@ -281,4 +300,4 @@ class GitWorktrees:
 
 
 __all__ = ["GitWorktrees", "Worktree", "WorktreeError", "check_isolation", "isolated_actors", "repository_problem",
-           "slug", "WORKTREES_DIR"]
+           "slug", "repository_identity", "WORKTREES_DIR"]

@@ -8,9 +8,14 @@ a run, performed here with the same ports a local run uses over the worker's wor
 - `dwf.read`, `dwf.command`: the run's `LocalWorld` (its approved commands and sandbox, built
   from the run's IR, which the worker queries once per run).
 - `dwf.artifact`, `dwf.report`, `dwf.dashboard`: the workspace's `ArtifactStore`.
+- `dwf.worktree`: an isolated actor's worktree in the workspace (`GitWorktrees`): `attach` (its
+  result names this worker's own task queue, where the actor's later activities are routed),
+  `snapshot` (`git.worktree(actor)`) and `finish`.
 
-Script-level failures (`ScriptError`, `FatalError`) are results (`{"error": ...}`), never
-retried; an activity raises only when its worker cannot serve it.
+Script-level failures (`ScriptError`, `FatalError`, `WorktreeError`) are results
+(`{"error": ...}`), never retried; an activity raises only when its worker cannot serve it. A
+run that targets another repository than this worker's workspace (`repository_identity`) fails
+with a non-retryable `WorkspaceMismatch`.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any
 import jsonschema
 from temporalio import activity
 from temporalio.client import Client
+from temporalio.exceptions import ApplicationError
 
 from dwf.compiler import ir
 from dwf.compiler.plan.commands import approved_arguments
@@ -33,6 +39,7 @@ from dwf.runtime.ports.factory import open_agent_port
 from dwf.runtime.ports.protocols import ActorSpec, AgentPort, AskRequest, Usage
 from dwf.runtime.ports.sandbox import Sandbox
 from dwf.runtime.ports.world import LocalWorld
+from dwf.runtime.ports.worktrees import GitWorktrees, Worktree, WorktreeError, repository_identity
 from dwf.runtime.temporal import contract
 from dwf.runtime.values.errors import FatalError, ScriptError
 from dwf.runtime.values.records import Record, to_journal
@@ -48,26 +55,44 @@ def _error(error: Exception) -> dict:
 
 
 class DwfActivities:
-    """DwfActivities(client, workspace, agent): the activities of one worker (module docstring).
-    `agent` is the agent port spec (`--agent`); each run gets its own port, as a local run does."""
+    """DwfActivities(client, workspace, agent, own_queue): the activities of one worker (module
+    docstring). `agent` is the agent port spec (`--agent`); each run gets its own port, as a local
+    run does. `own_queue` is the task queue only this worker polls."""
 
-    def __init__(self, client: Client, workspace: Path, agent: str | None, *, model: str | None = None):
+    def __init__(self, client: Client, workspace: Path, agent: str | None, own_queue: str, *,
+                 model: str | None = None):
         self.client = client
         self.workspace = Path(workspace).resolve()
+        self.identity = repository_identity(self.workspace)
+        self.own_queue = own_queue
         self.agent, self.model = agent, model
         self.ports: dict[str, AgentPort] = {}
         self.worlds: dict[str, LocalWorld] = {}
         self.store = ArtifactStore(self.workspace)
+        self.worktrees = GitWorktrees(self.workspace)
 
     def definitions(self) -> list:
         """The activity callables to register with a Worker."""
-        return [self.ask, self.read, self.command, self.artifact, self.report, self.dashboard]
+        return [self.ask, self.read, self.command, self.artifact, self.report, self.dashboard, self.worktree]
 
-    def _port(self, run_id: str) -> AgentPort:
+    def _payload(self, text: str) -> dict:
+        """An activity's input, once the run is known to target this worker's repository."""
+        data = contract.decode(text)
+        wanted = data.get("workspace")
+        if wanted is not None and wanted != self.identity:
+            raise ApplicationError(f"run {data.get('run_id')} targets the repository `{wanted}`, but this worker's "
+                                   f"workspace {self.workspace} is `{self.identity}`; start its workers with "
+                                   "--workspace in a checkout of that repository, or submit it to another task queue",
+                                   type=contract.WORKSPACE_MISMATCH, non_retryable=True)
+        return data
+
+    def _port(self, run_id: str, actor_tools: str | None) -> AgentPort:
+        """The run's agent port, with the actor tool set the run was approved with."""
         port = self.ports.get(run_id)
         if port is None:
             problems: list[str] = []
-            port = open_agent_port(self.agent, self.workspace, model=self.model, problems=problems)
+            port = open_agent_port(self.agent, self.workspace, model=self.model, actor_tools=actor_tools,
+                                   problems=problems)
             if port is None:
                 raise RuntimeError("; ".join(problems))
             self.ports[run_id] = port
@@ -91,10 +116,12 @@ class DwfActivities:
 
     @activity.defn(name=contract.ASK)
     async def ask(self, text: str) -> str:
-        return contract.encode(await self._ask(contract.decode(text)))
+        return contract.encode(await self._ask(self._payload(text)))
 
     async def _ask(self, data: dict) -> dict:
-        actor = ActorSpec(**data["actor"])
+        actor = data["actor"]
+        actor = ActorSpec(**{**actor, "tools": tuple(actor["tools"]) if actor.get("tools") is not None else None,
+                             "workdir": str(self.workspace / actor["workdir"]) if actor.get("workdir") else None})
         request = AskRequest(data["run_id"], actor, data["site"], data["key"], data["instructions"], data["schema"],
                              data["label"], tuple(data["commands"]))
         validator = jsonschema.Draft202012Validator(data["schema"]) if data["schema"] is not None else None
@@ -126,7 +153,7 @@ class DwfActivities:
                              session=lambda session_id, model: session_box.append([session_id, model]))
         beat = asyncio.create_task(_heartbeat())
         try:
-            value = await run_ask(self._port(data["run_id"]), request, session)
+            value = await run_ask(self._port(data["run_id"], data.get("actor_tools")), request, session)
             result: dict = {"value": value}
         except (ScriptError, FatalError) as error:
             result = _error(error)
@@ -140,7 +167,7 @@ class DwfActivities:
 
     @activity.defn(name=contract.READ)
     async def read(self, text: str) -> str:
-        return contract.encode(await self._read(contract.decode(text)))
+        return contract.encode(await self._read(self._payload(text)))
 
     async def _read(self, data: dict) -> dict:
         world = await self._world(data["run_id"])
@@ -151,7 +178,7 @@ class DwfActivities:
 
     @activity.defn(name=contract.COMMAND)
     async def command(self, text: str) -> str:
-        return contract.encode(await self._command(contract.decode(text)))
+        return contract.encode(await self._command(self._payload(text)))
 
     async def _command(self, data: dict) -> dict:
         world = await self._world(data["run_id"])
@@ -162,7 +189,7 @@ class DwfActivities:
 
     @activity.defn(name=contract.ARTIFACT)
     async def artifact(self, text: str) -> str:
-        return contract.encode(await self._artifact(contract.decode(text)))
+        return contract.encode(await self._artifact(self._payload(text)))
 
     async def _artifact(self, data: dict) -> dict:
         values = data["values"]
@@ -180,7 +207,7 @@ class DwfActivities:
 
     @activity.defn(name=contract.REPORT)
     async def report(self, text: str) -> str:
-        return contract.encode(await self._report(contract.decode(text)))
+        return contract.encode(await self._report(self._payload(text)))
 
     async def _report(self, data: dict) -> dict:
         self.store.append_report(data["run_id"], data["site"], data["key"], data["item"], data["artifact"])
@@ -188,11 +215,33 @@ class DwfActivities:
 
     @activity.defn(name=contract.DASHBOARD)
     async def dashboard(self, text: str) -> str:
-        return contract.encode(await self._dashboard(contract.decode(text)))
+        return contract.encode(await self._dashboard(self._payload(text)))
 
     async def _dashboard(self, data: dict) -> dict:
         self.store.declare_dashboard(data["run_id"], data["id"], data["kind"], data["spec"])
         return {}
+
+    @activity.defn(name=contract.WORKTREE)
+    async def worktree(self, text: str) -> str:
+        return contract.encode(await self._worktree(self._payload(text)))
+
+    async def _worktree(self, data: dict) -> dict:
+        known = data.get("known")
+        try:
+            if data["op"] == "attach":
+                made = await self.worktrees.attach(data["run_id"], data["label"], data["key"], known)
+                print(f"dwfc: worker: worktree of actor {made.actor} of run {data['run_id']} at {made.path}",
+                      file=sys.stderr, flush=True)
+                return {"value": made.to_json(self.workspace), "queue": self.own_queue}
+            worktree = Worktree(known["actor"], known["key"], known["branch"], self.workspace / known["path"],
+                                self.workspace / known["root"], known["base"])
+            if data["op"] == "snapshot":
+                return {"value": await self.worktrees.snapshot(worktree, data["run_id"])}
+            return {"value": await self.worktrees.finish(worktree, data["run_id"])}
+        except WorktreeError as error:
+            return {"error": {"type": "WorktreeError", "message": str(error)}}
+        except (ScriptError, FatalError) as error:
+            return _error(error)
 
 
 async def _heartbeat() -> None:

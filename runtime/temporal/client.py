@@ -1,8 +1,10 @@
 """This module defines the client side of DWF runs on Temporal: `submit` starts a prepared run as a
-`DwfRun` workflow (workflow id = run id) and `follow` delivers its events to the listeners a local
-run has (the progress line, `--progress stream-json`) by polling the `events` query, then returns
-its `RunOutcome`; `cancel_run`, `answer_question`, `list_runs`, `show_run` and `run_nodes` are what
-`dwfc cancel`, `answer`, `runs` and `show` do for runs on Temporal (signals, queries, visibility).
+`DwfRun` workflow (workflow id = run id) once `serving_problems` found no reason that its task
+queue's workers cannot serve it, and `follow` delivers its events to the listeners a local run has
+(the progress line, `--progress stream-json`) by polling the `events` query, then returns its
+`RunOutcome` (or, for a run refused at start, its problems, as a local start lists them);
+`cancel_run`, `answer_question`, `list_runs`, `show_run` and `run_nodes` are what `dwfc cancel`,
+`answer`, `runs` and `show` do for runs on Temporal (signals, queries, visibility).
 """
 
 from __future__ import annotations
@@ -10,7 +12,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable
 
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError
+from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from dwf.runtime.engine.request import RunOutcome
@@ -29,8 +35,24 @@ async def submit(client: Client, run_input: dict, *, task_queue: str = contract.
                                        task_queue=task_queue, result_type=str)
 
 
-async def follow(handle, listeners: list[Callable[[dict], Any]]) -> RunOutcome:
-    """Deliver the run's events to `listeners` in order, as they happen, and return its outcome."""
+async def serving_problems(client: Client, task_queue: str, repository: str) -> list[str]:
+    """Why the DWF workers polling `task_queue` cannot serve a run of `repository` (the
+    `repository_identity` of its workspace): they all serve another one. Empty when one serves
+    it, or when none polls yet (the run then waits for a worker, as Temporal's runs do)."""
+    described = await client.workflow_service.describe_task_queue(DescribeTaskQueueRequest(
+        namespace=client.namespace, task_queue=TaskQueue(name=task_queue),
+        task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY))
+    served = {found[1] for found in (contract.parse_identity(p.identity) for p in described.pollers) if found}
+    if not served or repository in served:
+        return []
+    return [f"the workers of task queue {task_queue} serve {' and '.join(f'`{r}`' for r in sorted(served))}, "
+            f"not this workspace's repository `{repository}`: run `dwfc worker --workspace DIR` in a checkout of "
+            "it, or pick their task queue with --task-queue"]
+
+
+async def follow(handle, listeners: list[Callable[[dict], Any]]) -> RunOutcome | list[str]:
+    """Deliver the run's events to `listeners` in order, as they happen, and return its outcome;
+    a run refused at start returns its problems instead (`contract.START_REFUSED`)."""
     seen = 0
     result_task = asyncio.ensure_future(handle.result())
     try:
@@ -53,7 +75,11 @@ async def follow(handle, listeners: list[Callable[[dict], Any]]) -> RunOutcome:
         try:
             data = contract.decode(result_task.result())
         except WorkflowFailureError as error:
-            return RunOutcome(handle.id, "errored", error=f"InternalError: the workflow failed: {error.cause or error}")
+            cause = error.cause
+            if isinstance(cause, ApplicationError) and cause.type == contract.START_REFUSED:
+                return list(cause.details[0]) if cause.details else [cause.message]
+            message = cause.message if isinstance(cause, ApplicationError) else str(cause or error)
+            return RunOutcome(handle.id, "errored", error=f"InternalError: the workflow failed: {message}")
     finally:
         result_task.cancel()
     outcome = RunOutcome(data["run_id"], data["status"], data.get("value"), data.get("error"), data.get("stop_reason"),
@@ -94,14 +120,31 @@ async def list_runs(client: Client, limit: int = 50) -> list[dict]:
 
 
 async def show_run(client: Client, run_id: str) -> dict:
-    """The state of one run (its `state` query), with its status from visibility."""
+    """What `dwfc show` prints of one run: the `show` query (`run_views.snapshot` of the
+    workflow's journal, as for a local run), with its times and, for a workflow that ended
+    without settling the run, its status from visibility."""
     handle = client.get_workflow_handle(run_id)
     description = await handle.describe()
-    state = await handle.query(contract.QUERY_STATE)
+    data = contract.decode(await handle.query(contract.QUERY_SHOW, result_type=str))
+    if data is None:  # refused at start: no run to show but the workflow's end
+        state = await handle.query(contract.QUERY_STATE)
+        data = {"id": run_id, "name": None, "status": "starting", "stop_reason": None, "asks": 0, "tokens": 0,
+                "usage": {}, "resumable": False, "amended_from": None, "superseded_by": None, "workflows": [],
+                "phases": [], "actors": [], "nodes": {"total": 0, "running": 0, "completed": 0, "failed": 0},
+                "reports": [], "artifacts": [], "pending_questions": state["questions"], "worktrees": [],
+                "result": None, "error": None, "events": 0}
+    started, ended = description.start_time, description.close_time
+    data["started"] = started.isoformat() if started else None
+    data["updated"] = ended.isoformat() if ended else None
+    if started and ended:
+        data["duration_s"] = round((ended - started).total_seconds(), 3)
     # A workflow that ended normally holds the run's own status (completed, errored or stopped);
     # one the server failed, terminated or timed out did not get to settle the run.
-    ended_normally = description.status in (WorkflowExecutionStatus.RUNNING, WorkflowExecutionStatus.COMPLETED)
-    return {**state, "status": state["status"] if ended_normally else STATUS[description.status]}
+    if description.status not in (WorkflowExecutionStatus.RUNNING, WorkflowExecutionStatus.COMPLETED):
+        data["status"] = STATUS[description.status]
+    data["resumable"] = False  # a cluster run is retried by Temporal, not resumed (docs/scale.md)
+    data["where"] = "temporal"
+    return data
 
 
 async def run_nodes(client: Client, run_id: str) -> list[dict]:

@@ -6,7 +6,9 @@ shows a model for a result.
         tools.anthropic_tools()                       # for the Messages API
         result = await tools.call("CreateWorkflow", {"script": "..."})
 
-Runs are background runs of one `Engine` owned by the layer, over the workspace's journal
+Runs are background runs of one `Engine` owned by the layer, on an event loop of its own in a
+thread of its own (`host/engine_thread.py`: a run computing for seconds between its awaits holds
+that loop, never the caller's), over the workspace's journal
 (`.dwf/state.db`) and the same control files as `dwfc run`, so `dwfc runs`/`show`/`cancel` in
 another process see and steer them; every run is held to the host's `ceilings` (an operator's
 `dwfc mcp --max-agents/--max-concurrency-ceiling`); leaving the `async with` stops live runs as
@@ -42,27 +44,31 @@ the approved command set the engine and the world enforce.
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
+
 from dwf.compiler.inert import escape, json_text, screen
 from dwf.compiler.plan.text import render_text
 
-from dwf.runtime.engine import Ceilings, Engine, PreparedRun, StartError, prepare
+from dwf.runtime.engine import Ceilings, PreparedRun, StartError, prepare
 from dwf.runtime.host.amend import INHERITED_CAPS, cancel_run
 from dwf.runtime.host.configure import LIVE_CAPS, ConfigureError, configure_run
 from dwf.runtime.host.approval import (called_entries, check_unchanged, plan_summary, prepared_plan, approval_binding,
                                        resume_needs_approval)
 from dwf.runtime.host.drafts import DraftError, write_draft
+from dwf.runtime.host.engine_thread import EngineThread
 from dwf.runtime.host.run_views import RunLookupError, resolve_run, run_summary, snapshot, status_text
 from dwf.runtime.host.saved import (SavedWorkflowError, global_dir, list_saved, project_dir, read_saved_text,
                                     save_workflow)
 from dwf.runtime.host.session import WorkspaceSession
 from dwf.runtime.host.watch import DEFAULT_POLL_S, DEFAULT_STALL_AFTER_S, GUIDANCE, RunWatch
-from dwf.runtime.host.snippets import check_snippet, eval_snippet
+from dwf.runtime.host.snippets import check_snippet, eval_snippet_in_thread
 from dwf.runtime.journal.store import JournalError
 from dwf.runtime.ports.agent_definitions import check_agent_types
 from dwf.runtime.ports.worktrees import check_isolation
@@ -124,7 +130,7 @@ class ToolLayer:
         self.journal = None
         self.own_runs: set[str] = set()  # runs this layer started (CreateWorkflow, AmendWorkflow)
         self._approved_commands: dict[str, frozenset[str]] = {}  # own run -> its approved command set
-        self._engine = None
+        self._engine_thread: EngineThread | None = None  # the runs' engine and its loop
         self._handlers = {
             "CreateWorkflow": self._create_workflow, "AmendWorkflow": self._amend_workflow,
             "EvalWorkflowSnippet": self._eval_workflow_snippet, "SaveWorkflow": self._save_workflow,
@@ -147,14 +153,18 @@ class ToolLayer:
             self.journal = self.session.open()
         except JournalError as error:
             raise ToolLayerError(str(error)) from None
-        self._engine = Engine()
-        await self._engine.__aenter__()
+        self._engine_thread = EngineThread()
+        try:
+            await self._engine_thread.__aenter__()
+        except BaseException:
+            self.session.close()
+            raise
         return self
 
     async def __aexit__(self, exc_type, exc, traceback) -> bool | None:
         try:
             # The engine stops live runs as stopped(interrupted) and waits for them to settle.
-            return await self._engine.__aexit__(exc_type, exc, traceback)
+            await self._engine_thread.__aexit__(exc_type, exc, traceback)
         finally:
             self.session.close()
 
@@ -173,7 +183,7 @@ class ToolLayer:
 
     async def call(self, name: str, arguments: Any = None, *, approver: Approver | None = None) -> dict:
         """Run tool `name`; `approver` overrides the layer's approver for this call."""
-        if self._engine is None:
+        if self._engine_thread is None:
             raise RuntimeError("use `async with ToolLayer(...) as tools` before calling tools")
         if definition(name) is None:
             close = difflib.get_close_matches(str(name), TOOL_NAMES, n=1)
@@ -204,7 +214,7 @@ class ToolLayer:
     async def _create_workflow(self, arguments: dict, approver: Approver | None) -> dict:
         source = self._source(arguments, ("script", "path", "saved"))
         given = arguments.get("args") or {}
-        prepared = self._prepare(source, given)
+        prepared = await self._prepare(source, given)
         program = prepared.program
         self._require_agent()
         problems = list(prepared.argument_problems) + check_agent_types(program, self.root) \
@@ -231,7 +241,7 @@ class ToolLayer:
             return await self._configure_run(row, arguments, approver)
         source = self._source(arguments, ("script", "path"))
         given = arguments.get("args")
-        prepared = self._prepare(source, dict(row.args or {}) if given is None else given,
+        prepared = await self._prepare(source, dict(row.args or {}) if given is None else given,
                                  rejected="the run was not amended", given=tuple(given or ()))
         self._require_agent()
         if prepared.argument_problems:
@@ -251,16 +261,22 @@ class ToolLayer:
             if not await self._approve(approver, request):
                 return _not_approved("the run was not amended")
             self._check_unchanged(source, prepared, request)
-        port = self._port(model=caps["model"])
-        try:
-            run = await self.session.amend(self._engine, row, prepared, port, caps=caps)
-        except StartError as error:
-            await port.close()
-            raise _Refusal("the run was not amended: " + "; ".join(error.problems)) from None
+        if row.status == "running":  # stopped now even inside a synchronous stretch (`cancel_run` waits)
+            self._engine_thread.interrupt(row.id, "superseded")
+        run = await self._engine_thread.call(self._amend_there, row, prepared, caps)
         self._own(run.id, prepared.commands)
         return {"ok": True, "run_id": run.id, "amended_from": row.id, "status": "backgrounded",
                 "path": source.path, **({"draft": str(source.draft)} if source.draft else {}),
                 "message": "The amended run started in the background; follow it with GetWorkflowRun."}
+
+    async def _amend_there(self, row, prepared: PreparedRun, caps: dict):
+        """On the engine's loop: amend `row` with a fresh port (opened there, where it is used)."""
+        port = self._port(model=caps["model"])
+        try:
+            return await self.session.amend(self._engine_thread.engine, row, prepared, port, caps=caps)
+        except StartError as error:
+            await port.close()
+            raise _Refusal("the run was not amended: " + "; ".join(error.problems)) from None
 
     async def _configure_run(self, row, arguments: dict, approver: Approver | None) -> dict:
         """AmendWorkflow without a script: a live run's concurrency and model change at once; a run
@@ -279,8 +295,8 @@ class ToolLayer:
                                                                  {"run": row.id, **changes})):
                 return _not_approved("the run was not changed")
         try:
-            current = await configure_run(self.journal, row, changes, engine=self._engine,
-                                          control_dir=self.session.control)
+            current = await self._engine_thread.call(configure_run, self.journal, row, changes,
+                                                     engine=self._engine_thread.engine, control_dir=self.session.control)
         except ConfigureError as error:
             raise _Refusal(f"{error}. Nothing changed.") from None
         caps = {name: (current.caps or {}).get(name) for name in LIVE_CAPS}
@@ -292,7 +308,7 @@ class ToolLayer:
 
     async def _eval_workflow_snippet(self, arguments: dict, approver: Approver | None) -> dict:
         snippet = arguments["snippet"]
-        check = check_snippet(snippet)
+        check = await anyio.to_thread.run_sync(check_snippet, snippet)
         if not check.ok:
             lines = [_diagnostic_line("<snippet>", d) for d in check.diagnostics if d.get("severity") == "error"]
             raise _Refusal("\n".join(lines + ["not executed: fix the snippet and call again"]),
@@ -305,7 +321,7 @@ class ToolLayer:
                 {"snippet": snippet, "commands": check.commands, "workspace": str(self.root)})
             if not await self._approve(approver, request):
                 return _not_approved("the snippet was not evaluated")
-        result = (await eval_snippet(snippet, self.root, timeout_s=arguments.get("timeout_s"))).to_json()
+        result = (await eval_snippet_in_thread(snippet, self.root, timeout_s=arguments.get("timeout_s"))).to_json()
         if result.get("status") != "completed":
             return {"ok": False, **result, "error": f"the snippet {result.get('status')}: {result.get('error')}"}
         return {"ok": True, **result}
@@ -314,7 +330,7 @@ class ToolLayer:
 
     async def _save_workflow(self, arguments: dict, approver: Approver | None) -> dict:
         source = self._source(arguments, ("script", "path"))
-        prepared = self._prepare(source, None, rejected="nothing was saved", called=False)
+        prepared = await self._prepare(source, None, rejected="nothing was saved", called=False)
         scope = arguments.get("scope", "project")
         name = arguments.get("name") or prepared.name
         folder = project_dir(self.root) if scope == "project" else global_dir()
@@ -362,7 +378,8 @@ class ToolLayer:
 
     async def _resume_workflow_run(self, arguments: dict, approver: Approver | None) -> dict:
         row = self._resolve(arguments["run"])
-        prepared = self.session.prepare_resume(row)  # the saved workflows pinned at the start: approved then
+        # the saved workflows pinned at the start: approved then
+        prepared = await anyio.to_thread.run_sync(self.session.prepare_resume, row)
         if prepared.compiled is None:  # not resumable
             raise _Refusal("; ".join(prepared.problems))
         if prepared.program is None:
@@ -385,8 +402,10 @@ class ToolLayer:
         row = self._resolve(arguments["run"])
         if row.status != "running":
             raise _Refusal(f"run {row.id} is not running (it is {status_text(row)}); nothing to cancel")
-        current = await cancel_run(self.journal, row, engine=self._engine, control_dir=self.session.control,
-                                   reason="model", wait_s=arguments.get("wait_s", 10))
+        self._engine_thread.interrupt(row.id, "model")  # a run of ours stops even inside a synchronous stretch
+        current = await self._engine_thread.call(cancel_run, self.journal, row, engine=self._engine_thread.engine,
+                                                 control_dir=self.session.control, reason="model",
+                                                 wait_s=arguments.get("wait_s", 10))
         if current.status == "running":
             return {"ok": True, "run_id": row.id, "status": "running", "stop_reason": None,
                     "message": "Asked the run to stop; it has not settled yet (GetWorkflowRun tells when it has)."}
@@ -453,13 +472,17 @@ class ToolLayer:
         if problem is not None:
             raise _Refusal(problem[0].upper() + problem[1:] + ".", status="not_approved")
 
-    def _prepare(self, source: _Source, args: dict | None, *, rejected: str = "", called: bool = True,
-                 given: tuple[str, ...] | None = None) -> PreparedRun:
+    async def _prepare(self, source: _Source, args: dict | None, *, rejected: str = "", called: bool = True,
+                       given: tuple[str, ...] | None = None) -> PreparedRun:
         """The submitted script prepared once (`host.session`); a script that does not compile
         is refused with its diagnostics. Without `called`, the saved workflows it calls are not
-        looked up (a script being saved does not run)."""
-        prepared = (self.session.prepare(source.data, source.path, args, given=given) if called
-                    else prepare(source.data, source.path, None, {}, cache=self.session.cache))
+        looked up (a script being saved does not run). It compiles in a worker thread: a 1 MB
+        script takes seconds, while the host's other calls must still be answered."""
+        if called:
+            work = functools.partial(self.session.prepare, source.data, source.path, args, given=given)
+        else:
+            work = functools.partial(prepare, source.data, source.path, None, {}, cache=self.session.cache)
+        prepared = await anyio.to_thread.run_sync(work)
         if prepared.program is None:
             raise _Refusal(**_rejection(source, prepared, rejected))
         return prepared
@@ -524,25 +547,29 @@ class ToolLayer:
                      model: str | None = None):
         """Start (or resume) a background run of a prepared script: it may execute exactly its
         approved command set, and calls the saved workflows it was prepared with (a resume: the
-        pinned ones)."""
-        port = self._port(model)
-        self._forget_settled()
-        try:
-            run = self.session.start(self._engine, prepared, port, max_concurrency=max_concurrency, budget=budget,
-                                     model=model)
-        except StartError as error:
-            await port.close()
-            verb = "resumed" if prepared.stored is not None else "started"
-            raise _Refusal(f"the run was not {verb}: " + "; ".join(error.problems)) from None
+        pinned ones). The port is opened, and the run started, on the engine's loop."""
+        async def start_there():
+            port = self._port(model)
+            self._forget_settled()
+            try:
+                return self.session.start(self._engine_thread.engine, prepared, port, max_concurrency=max_concurrency,
+                                          budget=budget, model=model)
+            except StartError as error:
+                await port.close()
+                verb = "resumed" if prepared.stored is not None else "started"
+                raise _Refusal(f"the run was not {verb}: " + "; ".join(error.problems)) from None
+
+        run = await self._engine_thread.call(start_there)
         if prepared.stored is None:
             self._own(run.id, prepared.commands)
         return run
 
     def _forget_settled(self) -> None:
         """A long session starts many runs; the journal holds the settled ones, the engine need not."""
-        for run_id, run in list(self._engine.runs.items()):
+        runs = self._engine_thread.engine.runs
+        for run_id, run in list(runs.items()):
             if run.settled.is_set():
-                del self._engine.runs[run_id]
+                del runs[run_id]
 
     def _own(self, run_id: str, commands: frozenset[str]) -> None:
         self.own_runs.add(run_id)

@@ -124,10 +124,12 @@ class LazyAwaitable:
 
     async def wait(self) -> Any:
         while self._outcome is None:
-            if self._running is not None:
-                await self._running.wait()  # another awaiter runs it: share its outcome
+            if self._running is not None:  # another awaiter runs it: share its outcome
+                if self._running is True:  # the first to wait for the runner makes the event
+                    self._running = anyio.Event()
+                await self._running.wait()
                 continue
-            running = self._running = anyio.Event()
+            self._running = True  # running; almost every awaitable has one awaiter, which needs no event
             try:
                 self._outcome = (True, await self.start())
             except anyio.get_cancelled_exc_class():
@@ -136,7 +138,8 @@ class LazyAwaitable:
             except BaseException as error:
                 self._outcome = (False, error)
             finally:
-                running.set()
+                if self._running is not True:
+                    self._running.set()
         ok, value = self._outcome
         if ok:
             return value

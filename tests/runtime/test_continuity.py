@@ -249,13 +249,14 @@ def test_a_version_3_journal_migrates_forward_and_resumes_without_a_pin(tmp_path
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT MAX(version) FROM dwf_schema_version").fetchone()[0] == 3
     with SqliteJournal(path) as journal:
-        assert journal.schema_version() == 5
+        assert journal.schema_version() == 6
         (row,) = journal.list_runs()
         assert row.resumes == 0 and row.resumed_at is None  # version 5's columns, defaulted
         assert row.agent == {} and all(a["effective_model"] is None for a in journal.list_actors(row.id))
         usage_before = sum(n.usage.get("output_tokens", 0) for n in journal.list_nodes(row.id))
     with sqlite3.connect(path) as raw:
-        assert [v for (v,) in raw.execute("SELECT version FROM dwf_schema_version ORDER BY version")] == [1, 2, 3, 4, 5]
+        assert [v for (v,) in raw.execute("SELECT version FROM dwf_schema_version ORDER BY version")] == [1, 2, 3, 4, 5, 6]
+        assert "last_sequence" in {c[1] for c in raw.execute("PRAGMA table_info(dwf_event)")}  # version 6
         assert {"message", "message_blob", "occurrence_key"} <= {c[1] for c in raw.execute("PRAGMA table_info(dwf_message)")}
         assert {"agent", "resumes", "resumed_at"} <= {c[1] for c in raw.execute("PRAGMA table_info(dwf_run)")}
     # `dwfc resume` of a run journaled before pins: it cannot guess the agent port

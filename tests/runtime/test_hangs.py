@@ -1,7 +1,8 @@
 """No hangs (issue #19): the cases the escape corpus (`escapes/hangs.py`) cannot express — a
 `files.grep` timeout caught in a loop against the real world port and its grep worker, the
 per-run memory limit measured in a real subprocess (capped with RLIMIT_AS, so a failure cannot
-take the machine's memory), and `Interpreter.interrupt` stopping synchronous code."""
+take the machine's memory), and `Interpreter.interrupt` stopping synchronous code even when the
+script's own step count writes over it."""
 
 from __future__ import annotations
 
@@ -11,9 +12,14 @@ import sys
 import textwrap
 from pathlib import Path
 
+import threading
+
+import anyio
+
+from dwf.runtime.engine import Engine, StartRequest
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.ports.world import LocalWorld
-from runner import run
+from runner import EchoPort, run, script_of
 
 RUNTIME_TESTS = Path(__file__).parent
 
@@ -66,3 +72,29 @@ def test_running_out_of_address_space_is_the_limit_error_not_a_traceback():
     result = _probe("xs = []\nwhile True:\n    xs.append(dict.fromkeys(range(10 ** 6)))", 8 * 1024 ** 3)
     assert result["status"] == "errored"
     assert result["error"].startswith("LimitExceeded: the run ran out of memory"), result
+
+
+def test_an_interrupt_written_over_by_the_scripts_own_count_still_stops_it():
+    """`Interpreter.interrupt` from another thread sets the step counter past every limit, but
+    the script's `steps += 1` (a read, then a write) can write its old count plus one over it.
+    Here that lost write is forced: the run's watchdog renews the stop, so the run ends as
+    stopped rather than running on to the step limit."""
+    async def main():
+        request = StartRequest(script=script_of("n = 0\nwhile True:\n    n += 1\n"), agent_port=EchoPort(),
+                               path="test.dwf.py", limits=Limits(steps=10 ** 9), grace_period_s=1.0)
+        async with Engine() as engine:
+            run = engine.start(request)
+            interpreter = run.host.interpreter
+
+            def stop_then_lose_it():
+                while interpreter.steps < 10_000:  # the loop is running
+                    pass
+                run.interrupt("user")
+                interpreter.steps = 10_000  # what a racing `steps += 1` writes back
+
+            threading.Thread(target=stop_then_lose_it, daemon=True).start()
+            with anyio.fail_after(60):
+                return await run.result
+
+    outcome = anyio.run(main)
+    assert outcome.status == "stopped", outcome

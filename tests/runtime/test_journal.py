@@ -196,6 +196,21 @@ def _committed(path: Path, sql: str, *params) -> list:
         return other.execute(sql, params).fetchall()
 
 
+def _committed_events(path: Path, run_id: str) -> list[tuple[int, str]]:
+    """The (sequence, type) of the run's committed events, read from the file by hand: a packed
+    row (schema 6) holds the [type, payload] pairs of the events from `sequence` to `last_sequence`."""
+    events = []
+    for first, last, kind, payload in _committed(path, "SELECT sequence, last_sequence, type, payload FROM dwf_event "
+                                                       "WHERE run_id = ? ORDER BY sequence", run_id):
+        if last is None:
+            events.append((first, kind))
+        else:
+            pairs = __import__("json").loads(payload)
+            assert kind == "events" and len(pairs) == last - first + 1
+            events += [(first + offset, pair[0]) for offset, pair in enumerate(pairs)]
+    return events
+
+
 def test_a_held_group_is_invisible_to_other_connections_until_committed(tmp_path):
     path = tmp_path / "state.db"
     journal = SqliteJournal(path)
@@ -664,8 +679,8 @@ async def test_every_dispatch_sees_its_running_row_and_the_results_it_uses_commi
         assert (result.status, result.value, probe.port.turns) == ("completed", 12, 25)
         assert probe.problems == [] and probe.checked == 12 + 12
         # the run's last rows (run-settled included) were committed when it settled
-        stored = _committed(path, "SELECT type FROM dwf_event WHERE run_id = ? ORDER BY sequence", run.id)
-        assert stored[-1] == ("run-settled",) and len(stored) == len(journal.events(run.id))
+        stored = _committed_events(path, run.id)
+        assert stored[-1][1] == "run-settled" and stored == [(e["seq"], e["type"]) for e in journal.events(run.id)]
 
 
 class ProbeWorld:
@@ -761,8 +776,8 @@ async def test_a_workflow_is_journaled_in_the_sqlite_file(tmp_path):
     assert asks["lead"] == '"done: summarize done: review 0, done: review 1, done: review 2"'
     actors = conn.execute("SELECT name, persona FROM dwf_actor WHERE run_id = ? ORDER BY rowid", (run.id,)).fetchall()
     assert ("lead", "You lead.") in actors and len(actors) == 4
-    stored = conn.execute("SELECT sequence, type FROM dwf_event WHERE run_id = ? ORDER BY sequence", (run.id,)).fetchall()
     conn.close()
+    stored = _committed_events(path, run.id)
     assert [seq for seq, _ in stored] == list(range(1, len(stored) + 1))
     assert stored[0][1] == "run-started" and stored[-1][1] == "run-settled"
     assert [(e["seq"], e["type"]) for e in events] == stored  # listeners saw the journal's sequence numbers
@@ -851,3 +866,82 @@ def test_a_group_left_open_is_committed_by_the_watchdog(tmp_path):
     with SqliteJournal(path) as reopened:
         assert [e["payload"]["message"] for e in reopened.events("dwfrun-aaaa")] == \
             ["left open", "from elsewhere", "next group"]
+
+
+def test_the_events_of_a_group_are_packed_into_rows_and_read_back_one_by_one(tmp_path):
+    # schema 6: consecutive node events of one run share a row; the log reads as before
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path)
+    journal.create_run(make_run())
+    wake = lambda: None
+    journal.hold_commits(wake)
+    sent = [("node-queued", {"key": "a"}), ("node-started", {"key": "a"}), ("log", {"message": "between"}),
+            ("usage-updated", {"key": "a", "ask": {"output_tokens": 1}}), ("node-settled", {"key": "a"}),
+            ("node-progress", {"key": "b", "text": "x" * (BLOB_THRESHOLD + 10)}),  # a blob: its own row
+            ("node-queued", {"key": "c", "nan": float("nan")})]
+    assert [journal.append_event("dwfrun-aaaa", kind, payload) for kind, payload in sent] == list(range(1, 8))
+    journal.commit()
+    rows = _committed(path, "SELECT sequence, last_sequence, type FROM dwf_event ORDER BY sequence")
+    assert rows == [(1, 2, "events"), (3, None, "log"), (4, 5, "events"), (6, None, "node-progress"),
+                    (7, None, "node-queued")]
+    expected = [(seq, kind, payload) for seq, (kind, payload) in enumerate(sent, 1)]
+    read = [(e["seq"], e["type"], e["payload"]) for e in journal.events("dwfrun-aaaa")]
+    assert read[:6] == expected[:6] and read[6][2]["nan"] != read[6][2]["nan"]  # NaN comes back as NaN
+    assert _committed_events(path, "dwfrun-aaaa") == [(seq, kind) for seq, kind, _ in expected]
+    # after a sequence inside a packed row, by type, and their times
+    assert [e["seq"] for e in journal.events("dwfrun-aaaa", after=4)] == [5, 6, 7]
+    assert [e["seq"] for e in journal.events("dwfrun-aaaa", after=1, types=("node-started", "log"))] == [2, 3]
+    assert [e["seq"] for e in journal.events("dwfrun-aaaa", types=("log",))] == [3]
+    assert sorted(journal.event_times("dwfrun-aaaa", after=1)) == [2, 3, 4, 5, 6, 7]
+    # the next event, and a run-settled moved to the end, number after the packed rows
+    assert journal.append_event("dwfrun-aaaa", "node-started", {"key": "c"}) == 8
+    assert journal.append_event("dwfrun-aaaa", "run-settled", {"status": "completed"}) == 9
+    journal.release_commits(wake)
+    assert journal.append_event("dwfrun-aaaa", "run-settled", {"status": "stopped"}) == 10
+    journal.close()
+    with SqliteJournal(path) as reopened:
+        assert [e["seq"] for e in reopened.events("dwfrun-aaaa")][-3:] == [7, 8, 10]
+
+
+def test_a_damaged_packed_row_is_refused_with_a_journal_error(tmp_path):
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path)
+    journal.create_run(make_run())
+    journal.hold_commits(lambda: None)
+    journal.append_event("dwfrun-aaaa", "node-queued", {"key": "a"})
+    journal.append_event("dwfrun-aaaa", "node-started", {"key": "a"})
+    journal.commit()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE dwf_event SET last_sequence = 3 WHERE type = 'events'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(JournalError, match="events 1-3 of run dwfrun-aaaa are not a list of 3"):
+        journal.events("dwfrun-aaaa")
+    journal.close()
+
+
+def test_writes_held_in_a_group_land_in_the_order_they_were_made(tmp_path):
+    # a group's node rows, settlements and re-writes wait for one flush; the file ends as if each
+    # had been written at once
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path)
+    journal.create_run(make_run())
+    wake = lambda: None
+    journal.hold_commits(wake)
+    journal.put_node(make_node(key="a"))
+    journal.settle_node("dwfrun-aaaa", "ask#1", "a", "completed", result="settled in its own group")
+    journal.put_node(make_node(key="b"))
+    journal.commit()
+    journal.settle_node("dwfrun-aaaa", "ask#1", "b", "completed", result="first attempt")
+    journal.put_node(make_node(key="b", input={"instructions": "again"}))  # written again after it settled
+    assert journal.get_node("dwfrun-aaaa", "ask#1", "b").status == "running"  # a read sees the group
+    journal.commit()
+    rows = _committed(path, "SELECT occurrence_key, status, result, input FROM dwf_node ORDER BY rowid")
+    assert rows == [("a", "completed", '"settled in its own group"', '{"instructions":"go"}'),
+                    ("b", "running", "null", '{"instructions":"again"}')]
+    journal.settle_node("dwfrun-aaaa", "ask#1", "b", "failed", error={"type": "X", "message": "m"})
+    with pytest.raises(KeyError):
+        journal.settle_node("dwfrun-aaaa", "ask#1", "never-written", "completed")
+    journal.release_commits(wake)
+    journal.close()
+    assert _committed(path, "SELECT status FROM dwf_node WHERE occurrence_key = 'b'") == [("failed",)]

@@ -394,3 +394,108 @@ async def test_snippet_timeout_holds_for_a_loop_that_never_awaits(workspace):
     assert stopped.structured_content["error"] == \
         "the snippet errored: the snippet did not finish within 0.1 seconds and was stopped"
     assert len(listed.tools) == len(DEFINITIONS)
+
+
+async def _answered_in_order(client, busy, quick_calls, *, head_start_s: float) -> list[str]:
+    """Start `busy` (a coroutine function of the client), then after `head_start_s` the quick
+    calls; the names of the calls in the order their replies arrived."""
+    order: list[str] = []
+
+    async def note(name, call):
+        await call()
+        order.append(name)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(note, "busy", lambda: busy(client))
+        await anyio.sleep(head_start_s)  # the busy call is being evaluated by now
+        for name, call in quick_calls:
+            await note(name, lambda: call(client))
+    return order
+
+
+@pytest.mark.anyio
+async def test_a_busy_snippet_does_not_stall_the_other_calls(workspace):
+    """Issue #19: a snippet evaluated on the server's event loop held it until its timeout (or
+    its step limit), so the server answered nothing else; it runs in a worker thread now."""
+    async with session(workspace, "--approve", "auto") as client:
+        async def busy(client):
+            stopped = await client.call_tool("EvalWorkflowSnippet", {"snippet": "n = 0\nwhile True:\n    n += 1\n",
+                                                                     "timeout_s": 3})
+            error = stopped.structured_content["error"]  # seconds either way
+            assert error.endswith("within 3 seconds and was stopped") or "the step limit" in error, error
+
+        order = await _answered_in_order(client, busy, [
+            ("ping", lambda c: c.send_ping()), ("tools/list", lambda c: c.list_tools()),
+            ("ListWorkflowRuns", lambda c: c.call_tool("ListWorkflowRuns", {})),
+            ("snippet", lambda c: c.call_tool("EvalWorkflowSnippet", {"snippet": "return 6 * 7\n"}))],
+            head_start_s=0.5)
+    assert order == ["ping", "tools/list", "ListWorkflowRuns", "snippet", "busy"]
+
+
+BIG_SCRIPT = 'meta = {"name": "big", "description": "Long."}\nphase("Work")\n' + \
+    "".join(f"x{i % 50} = {i} + 1\n" for i in range(20_000)) + "return x1\n"  # 300 KB: seconds to compile
+
+
+@pytest.mark.anyio
+async def test_compiling_a_big_script_does_not_stall_the_other_calls(workspace):
+    """CreateWorkflow compiles before it asks for approval; a big script compiles for seconds,
+    in a worker thread, while a listing is answered."""
+    async with session(workspace, "--approve", "auto") as client:
+        async def busy(client):
+            started = await client.call_tool("CreateWorkflow", {"script": BIG_SCRIPT})
+            assert not started.is_error, started.content
+
+        order = await _answered_in_order(client, busy, [
+            ("ListWorkflowRuns", lambda c: c.call_tool("ListWorkflowRuns", {})),
+            ("tools/list", lambda c: c.list_tools())], head_start_s=0.3)
+    assert order == ["ListWorkflowRuns", "tools/list", "busy"]
+
+
+SPIN = 'meta = {"name": "spin", "description": "Computes without an await."}\nphase("Work")\nlog("spinning")\n' \
+    "n = 0\nwhile True:\n    n += 1\n"  # no await until its step limit: about 2 s of one synchronous stretch
+
+
+@pytest.mark.anyio
+async def test_a_run_computing_between_its_awaits_does_not_stall_the_server(workspace):
+    """Issue #19: background runs ran on the server's event loop, so a script computing for
+    seconds between two awaits held every answer until it ended; their engine has a loop (and a
+    thread) of its own now. While the run spins, ping, ListWorkflowRuns and CancelWorkflowRun
+    are answered, and the cancel stops it inside the loop, before its step limit would."""
+    async with session(workspace, "--approve", "auto") as client:
+        started = await client.call_tool("CreateWorkflow", {"script": SPIN})
+        run_id = started.structured_content["run_id"]
+        with anyio.fail_after(15):
+            while True:  # the log line is written just before the loop starts
+                seen = (await client.call_tool("GetWorkflowRun", {"run": run_id})).structured_content
+                if seen["log"] or seen["status"] != "running":
+                    break
+                await anyio.sleep(0.02)
+        await client.send_ping()
+        listed = await client.call_tool("ListWorkflowRuns", {})
+        cancelled = await client.call_tool("CancelWorkflowRun", {"run": run_id})
+        settled = await completed(client, run_id)
+    assert (seen["status"], seen["log"]) == ("running", ["spinning"]), seen.get("error")
+    assert [run["status"] for run in listed.structured_content["runs"] if run["id"] == run_id] == ["running"]
+    assert not cancelled.is_error, cancelled.content  # on the old code: "is not running (it is errored)"
+    assert (cancelled.structured_content["status"], cancelled.structured_content["stop_reason"]) == ("stopped", "model")
+    assert (settled["status"], settled["stop_reason"]) == ("stopped", "model"), settled
+
+
+CRASHERS = {  # each killed `dwfc check` and the MCP server with a signal before the pre-checks (issue #19)
+    "and-chain": "a = 1\nx = " + " and ".join(["a"] * 10_000) + "\nreturn x\n",
+    "nested-parentheses": "x = " + "(" * 5_000 + "1" + ")" * 5_000 + "\nreturn x\n",
+    "nested-lists": "x = " + "[" * 3_000 + "]" * 3_000 + "\nreturn x\n",
+}
+
+
+@pytest.mark.anyio
+async def test_scripts_that_crashed_the_parser_get_a_diagnostic_and_the_server_goes_on(workspace):
+    async with session(workspace, "--approve", "auto") as client:
+        refused = {name: await client.call_tool("CreateWorkflow", {"script": 'meta = {"name": "c", "description": "d"}\n'
+                                                                            + text})
+                   for name, text in CRASHERS.items()}
+        done = await client.call_tool("EvalWorkflowSnippet", {"snippet": "return 6 * 7\n"})
+    for name, result in refused.items():
+        assert result.is_error and result.structured_content["status"] == "rejected", (name, result.content)
+        assert result.structured_content["errors"][0].split(" ")[1] in ("DWF001", "DWF003"), (name, result.content)
+    assert done.structured_content["value"] == 42

@@ -75,6 +75,31 @@ def test_worker_bounds_finditer_and_function_replacements() -> None:
         assert result.error == "LimitExceeded: the regular expression time limit (0.3) was exceeded at line 3"
 
 
+def test_a_thread_keeps_its_worker_and_replaces_one_killed_at_the_deadline() -> None:
+    """Off the main thread every operation is a job for the thread's worker process: a loop of
+    a hundred matches reuses one worker (one start-up each would cost seconds), and a worker
+    killed at the time limit is replaced for the next operation."""
+    script = ("import re\nout = [re.search('b+', 'a' * i + 'bb').start() for i in range(100)]\ntry:\n"
+              "    re.match('(a*)*$', 'a' * 40 + 'b')\nexcept Exception as e:\n    out.append('caught')\n"
+              "return [sum(out[:100]), re.findall('a', 'banana')]")
+    result = _in_thread(script, Limits(regex_timeout_s=0.3))
+    assert result.status == "errored" and "regular expression time limit (0.3)" in result.error, result.error
+    result = _in_thread(script.replace("'(a*)*$'", "'a*$'"), Limits(regex_timeout_s=0.3))
+    assert result.status == "completed" and result.value == [4950, ["a", "a", "a"]], result.error
+    pids = {}
+
+    def note():
+        run("import re\nreturn re.findall('a', 'aa')")
+        pids["first"] = regex.worker_pid()
+        run("import re\nreturn re.findall('b', 'bb')")
+        pids["second"] = regex.worker_pid()
+
+    thread = threading.Thread(target=note)
+    thread.start()
+    thread.join(120)
+    assert pids["first"] is not None and pids["first"] == pids["second"]
+
+
 def test_worker_refuses_oversized_results() -> None:
     result = _in_thread("import re\nreturn len(re.findall('a', 'a' * 20000))", Limits(items=10_000))
     assert result.error == "LimitExceeded: the container size limit (10,000) was exceeded at line 2"
@@ -85,11 +110,12 @@ def test_worker_refuses_oversized_results() -> None:
 def test_worker_is_a_module_speaking_json() -> None:
     job = {"op": "sub", "pattern": r"(\w+)@(\w+)", "flags": 0, "string": "ada@host", "repl": r"\2:\1", "count": 0,
            "max_items": 10, "max_chars": 100, "budget": 1000}
-    done = subprocess.run([sys.executable, "-I", "-m", "dwf.runtime.interpreter.regex_worker"], input=json.dumps(job),
+    two = json.dumps(job) + "\n" + json.dumps(dict(job, string="bob@box")) + "\n"  # a job per line
+    done = subprocess.run([sys.executable, "-I", "-m", "dwf.runtime.interpreter.regex_worker"], input=two,
                           capture_output=True, text=True, timeout=60)
-    answer = json.loads(done.stdout)
-    assert isinstance(answer.pop("elapsed"), float)  # the matching time, charged to the run as steps
-    assert answer == {"ok": ["host:ada", 1]}
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert all(isinstance(answer.pop("elapsed"), float) for answer in answers)  # charged to the run as steps
+    assert answers == [{"ok": ["host:ada", 1]}, {"ok": ["box:bob", 1]}]
     assert regex_worker.answer(dict(job, pattern="(")) == {"error": "re.error",
                                                            "message": "missing ), unterminated subpattern at position 0"}
     assert regex_worker.answer(dict(job, repl="x" * 200)) == {"error": "over", "message": "chars"}

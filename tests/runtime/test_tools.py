@@ -323,6 +323,38 @@ async def test_amending_an_own_run_needs_no_approval_and_imports_finished_asks(w
     assert actors == ["first", "second", "third"]  # first and second were imported, not asked again
 
 
+SPIN = 'meta = {"name": "spin", "description": "Computes without an await."}\nphase("Work")\nlog("spinning")\n' \
+    "n = 0\nwhile True:\n    n += 1\n"  # no await until its step limit: about 2 s of one synchronous stretch
+
+
+@pytest.mark.anyio
+async def test_a_run_computing_between_its_awaits_leaves_the_layer_free_and_is_amended_inside_its_loop(workspace):
+    """The layer's runs compute on the engine's own loop and thread: while one spins, the layer
+    answers on its own loop, and an amend stops it inside its loop as superseded (not at its
+    step limit)."""
+    async with layer(workspace, approver=Approvals()) as tools:
+        spinning = (await tools.call("CreateWorkflow", {"script": SPIN}))["run_id"]
+        seen = await until(tools, spinning, lambda s: s["log"] or s["status"] != "running")
+        amended = await tools.call("AmendWorkflow", {"run": spinning, "script": SCRIPT})
+        snapshot = await settled(tools, amended["run_id"])
+        predecessor = await tools.call("GetWorkflowRun", {"run": spinning})
+    assert (seen["status"], seen["log"]) == ("running", ["spinning"]), seen.get("error")
+    assert amended["ok"], amended
+    assert (predecessor["status"], predecessor["stop_reason"]) == ("stopped", "superseded"), predecessor.get("error")
+    assert predecessor["superseded_by"] == amended["run_id"] and snapshot["result"] == ["A", "B"]
+
+
+@pytest.mark.anyio
+async def test_leaving_the_layer_stops_a_computing_run_inside_its_loop(workspace):
+    async with layer(workspace, approver=Approvals()) as tools:
+        spinning = (await tools.call("CreateWorkflow", {"script": SPIN}))["run_id"]
+        seen = await until(tools, spinning, lambda s: s["log"] or s["status"] != "running")
+    async with layer(workspace) as tools:
+        stopped = await tools.call("GetWorkflowRun", {"run": spinning})
+    assert seen["status"] == "running", seen.get("error")
+    assert (stopped["status"], stopped["stop_reason"]) == ("stopped", "interrupted"), stopped.get("error")
+
+
 @pytest.mark.anyio
 async def test_amending_needs_approval_for_user_stopped_foreign_or_new_command_runs(workspace):
     async with layer(workspace, approver=Approvals()) as other:  # another session's run

@@ -148,3 +148,12 @@ def local_inputs(workspace: Path, run_id: str) -> dict:
         return {n.key: n.input for n in journal.list_nodes(run_id, with_input=True)}
     finally:
         journal.close()
+
+
+def show(workspace: Path, run_id: str, address: str | None = None) -> tuple[dict, str]:
+    """`dwfc show RUN` of a run in `workspace`, or on the cluster at `address`: (--json, text)."""
+    argv = [str(DWFC), "show", run_id, "--workspace", str(workspace), *(("--temporal", address) if address else ())]
+    data = subprocess.run([*argv, "--json"], capture_output=True, text=True, timeout=120)
+    text = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert data.returncode == 0 and text.returncode == 0, (data.stderr, text.stderr)
+    return json.loads(data.stdout), text.stdout

@@ -17,6 +17,8 @@ import pytest
 from temporal_cluster import DWFC, run_on_temporal, start_worker, stop_worker
 
 FIXTURE = {"rules": [
+    {"instructions": "^write", "result": "refused",
+     "tools": [{"tool": "write_file", "input": {"path": "x.txt", "content": "x"}, "expect": "error"}]},
     {"instructions": "^fail", "fail": "scripted failure"},
     {"instructions": "^question", "escalate": "Which colour?"},
     {"instructions": "^slow", "result": "late", "delay_s": 60},
@@ -58,6 +60,10 @@ piped = await pipeline(["fail", "ok", "fine"], stage)
 report({"items": items})
 return {"items": items, "strict": strict, "piped": piped}
 ''',
+    # the actor tools a run was approved with (--actor-tools read) and an actor's own narrowing
+    # (tools=[...]) reach the worker: the write is refused there as here
+    "tools": HEAD % "" + 'return await agent("broad").ask("write broadly")\n',
+    "narrowed": HEAD % "" + 'return await agent("narrow", tools=["read", "grep"]).ask("write narrowly")\n',
     "fatal": (HEAD % ', "args": {"n": {"type": "integer", "default": 5000}}') + '''phase("Fan")
 w = agent("w")
 xs = await parallel(w.ask(f"x {i}") for i in range(args["n"]))
@@ -87,7 +93,7 @@ def test_a_case_ends_as_it_does_locally(case, cluster, tmp_path):
     address, workspace, fixture, _root, _worker = cluster
     script = tmp_path / f"{case}.dwf.py"
     script.write_text(CASES[case])
-    extra = ("--budget", "20") if case == "budget" else ()
+    extra = {"budget": ("--budget", "20"), "tools": ("--actor-tools", "read")}.get(case, ())
     local_ws = tmp_path / "local"
     local_ws.mkdir()
     local = subprocess.run([str(DWFC), "run", str(script), "--yes", "--agent", f"scripted:{fixture}", "--progress",
@@ -183,3 +189,48 @@ def test_dwfc_cancel_stops_the_run_and_the_ask_in_flight(cluster, tmp_path):
                             str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
     assert json.loads(shown.stdout)["status"] == "stopped"
+
+
+def test_a_run_refused_at_start_fails_its_workflow_once_with_the_local_problems(cluster, tmp_path):
+    """A StartError inside the workflow (here: ceilings no host would pass, as a client of another
+    version could send) ends the workflow as failed, not retried for ever, and the client gets the
+    problems a local start lists, which `dwfc run` prints as it does for a local run."""
+    from temporalio.api.enums.v1 import EventType
+    from temporalio.client import WorkflowExecutionStatus
+
+    from dwf.runtime.engine import Engine, StartError, StartRequest
+    from dwf.runtime.engine.caps import Ceilings
+    from dwf.runtime.engine.prepare import prepare
+    from dwf.runtime.ports.scripted import ScriptedAgentPort, parse_fixture
+    from dwf.runtime.temporal import client as cluster_client, contract, worker
+
+    address = cluster[0]
+    prepared = prepare(HEAD % "" + 'return await agent("a").ask("hello")\n', "refused.dwf.py")
+    ceilings = Ceilings(max_agents=0, max_concurrency=4)
+
+    async def locally() -> list[str]:
+        async with Engine() as engine:
+            try:
+                engine.start(StartRequest(agent_port=ScriptedAgentPort(parse_fixture(FIXTURE)), prepared=prepared,
+                                          ceilings=ceilings))
+            except StartError as error:
+                return error.problems
+        raise AssertionError("the local start was not refused")
+
+    async def on_temporal():
+        client = await worker.connect(address)
+        data = contract.run_input(prepared, "dwfrun-" + "ab" * 16, max_concurrency=None, budget=None,
+                                  ceilings=ceilings)
+        handle = await cluster_client.submit(client, data, task_queue="semantics")
+        problems = await cluster_client.follow(handle, [])
+        description = await handle.describe()
+        history = await handle.fetch_history()
+        shown = await cluster_client.show_run(client, handle.id)
+        return problems, description.status, [event.event_type for event in history.events], shown
+
+    expected = asyncio.run(locally())
+    problems, status, types, shown = asyncio.run(on_temporal())
+    assert expected and problems == expected
+    assert status == WorkflowExecutionStatus.FAILED
+    assert EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED not in types  # failed once, never retried
+    assert shown["status"] == "errored" and shown["where"] == "temporal"

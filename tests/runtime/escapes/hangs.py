@@ -12,6 +12,9 @@ STEPS = LIMIT + "the step limit"
 MEDIUM = Limits(steps=2_000_000)
 SLOW_REGEX = Limits(steps=200_000, regex_timeout_s=5.0)  # each match stays under the time limit
 BIG = "s = 'ab' * (8 * 1024 * 1024 - 10)\n"  # just under the 16 MiB string size limit
+KEY = "k = tuple(range(10 ** 5))\n"  # hashed in full at every lookup: CPython caches no tuple's hash
+NESTED_KEY = "leaf = tuple(range(5000))\nk = tuple([leaf] * 190)\n"  # 190 items, 950,000 through all paths
+DEEP_KEY = "leaf = tuple(range(4000))\nk = leaf\nfor i in range(150):\n    k = (k, leaf)\n"  # 150 deep, 600,000 paths
 DAGS = "a = [1]\nb = [1]\nfor i in range(60):\n    a = [a, a]\n    b = [b, b]\n"  # 2**60 paths each
 
 CORPUS = [
@@ -53,6 +56,29 @@ CORPUS = [
     error("join-many-pieces", "xs = ['ab'] * 10 ** 6\nwhile True:\n    ''.join(xs)", STEPS, SMALL, line=3),
     # ---- a tuple key is hashed in full at every lookup (CPython caches only a str's hash)
     error("tuple-key-lookup-loop", "t = tuple(range(10 ** 6))\nd = {}\nwhile True:\n    t in d", STEPS, SMALL, line=4),
+    error("tuple-key-store-loop", KEY + "d = {}\nwhile True:\n    d[k] = 1", STEPS, SMALL, line=4),
+    error("tuple-key-subscript-loop", KEY + "d = {k: 1}\nwhile True:\n    d[k]", STEPS, SMALL, line=4),
+    error("tuple-key-augmented-loop", KEY + "d = {k: 1}\nwhile True:\n    d[k] += 1", STEPS, SMALL, line=4),
+    error("tuple-key-delete-loop", KEY + "d = {}\nwhile True:\n    d[k] = 1\n    del d[k]", STEPS, SMALL, line=4),
+    error("tuple-key-dict-display-loop", KEY + "while True:\n    d = {k: 1}", STEPS, SMALL, line=3),
+    error("tuple-key-set-display-loop", KEY + "while True:\n    s = {k}", STEPS, SMALL, line=3),
+    error("tuple-key-dict-comprehension-loop", KEY + "while True:\n    d = {k: 1 for _ in range(2)}", STEPS, SMALL, line=3),
+    error("tuple-key-set-comprehension-loop", KEY + "while True:\n    s = {k for _ in range(2)}", STEPS, SMALL, line=3),
+    error("tuple-key-set-add-loop", KEY + "s = set()\nwhile True:\n    s.add(k)", STEPS, SMALL, line=4),
+    error("tuple-key-set-discard-loop", KEY + "s = set()\nwhile True:\n    s.discard(k)", STEPS, SMALL, line=4),
+    error("tuple-key-dict-get-loop", KEY + "d = {}\nwhile True:\n    d.get(k)", STEPS, SMALL, line=4),
+    error("tuple-key-dict-setdefault-loop", KEY + "d = {}\nwhile True:\n    d.setdefault(k, 0)", STEPS, SMALL, line=4),
+    error("tuple-key-dict-pop-loop", KEY + "d = {}\nwhile True:\n    d.pop(k, None)", STEPS, SMALL, line=4),
+    error("tuple-keys-set-of-list-loop", KEY + "ks = [k] * 1000\nwhile True:\n    set(ks)", STEPS, SMALL, line=4),
+    error("tuple-keys-fromkeys-loop", KEY + "ks = [k] * 1000\nwhile True:\n    dict.fromkeys(ks)", STEPS, SMALL, line=4),
+    error("tuple-keys-counter-loop", "import collections\n" + KEY + "ks = [k] * 1000\nwhile True:\n    collections.Counter(ks)",
+          STEPS, SMALL, line=5),
+    error("nested-tuple-key-loop", NESTED_KEY + "d = {}\nwhile True:\n    d[k] = 1", STEPS, SMALL, line=5),
+    error("deep-tuple-key-loop", DEEP_KEY + "s = set()\nwhile True:\n    s.add(k)", STEPS, SMALL, line=7),
+    error("frozenset-key-loop", "k = frozenset(range(10 ** 5))\nj = frozenset(range(10 ** 5))\nd = {k: 1}\nwhile True:\n"
+          "    d[j]", STEPS, SMALL, line=5),
+    safe_value("small-tuple-keys-still-work", "d = {(1, 2): 'a'}\nd[(3, (4, 5))] = 'b'\ns = {(1, 2)}\ns.add((6,))\n"
+               "return [d[(1, 2)], d.get((3, (4, 5))), (6,) in s, len({(i, i) for i in range(3)})]", ["a", "b", True, 3]),
     # ---- a regular expression just under the time limit, caught and retried: its time is charged
     error("regex-under-time-limit-loop", "import re\ns = 'a' * 16 + 'b'\nwhile True:\n    re.match('(a*)*$', s)",
           STEPS, SLOW_REGEX, line=4),

@@ -48,20 +48,17 @@ class Slots:
             await waiter  # resolved by _hand_over with the slot already counted as held
         except BaseException:
             if waiter.done() and not waiter.cancelled():
-                self._release()  # handed a slot while being cancelled: give it on
+                self.give_back()  # handed a slot while being cancelled: give it on
             elif waiter in self._waiters:
                 self._waiters.remove(waiter)
             raise
 
     async def __aexit__(self, *exc_info) -> None:
-        self._release()
+        self.give_back()
 
     def give_back(self) -> bool:
         """Give a held slot back without a yield; True when a waiter was handed it (it runs at
         the event loop's next turn)."""
-        return self._release()
-
-    def _release(self) -> bool:
         self._held -= 1
         return self._hand_over()
 

@@ -2,10 +2,11 @@
 (holders, the open group's serial, the watchdog thread) is in `journal/sqlite.py`.
 
 Node rows and events written during one event-loop tick share one transaction. The journal
-opens it on the first write and calls `wake()`; the committer task commits it when it next runs,
-so every write of the tick is in it. Before an effect is dispatched, its `running` row and every
-outcome settled before it got its turn must be committed (`before_dispatch`): no dispatch may
-have seen a result that a crash would lose. Effects dispatched in one tick share one commit; an
+opens it on the first write and calls `wake()`; the committer task commits it one turn of the
+event loop after it next runs, so every write of the tick, and of the tasks that tick woke, is
+in it. Before an effect is dispatched, its `running` row and every outcome settled before it
+got its turn must be committed (`before_dispatch`): no dispatch may have seen a result that a
+crash would lose. Effects dispatched in one tick share one commit; an
 outcome settling during that wait is committed at the end of its own tick, like every outcome.
 A journal failure stops the run (`on_failure`); the run then settles as errored.
 `before_commit()` runs before each group commit of the committer task: it writes what a tick
@@ -70,6 +71,10 @@ class GroupCommitter:
         try:
             while not self._stopped:
                 await self._due.wait()
+                # One more turn of the loop before committing: the writers the tick woke after
+                # the group opened join it. A fan-out of instant asks then commits the 16 asks of
+                # 16 actors at once instead of 8, and half as often (#18).
+                await anyio.lowlevel.checkpoint()
                 self._due = anyio.Event()
                 if self._stopped:
                     return

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from dwf.runtime.journal.codec import dumps, encoded_copies
+from dwf.runtime.journal.codec import dumps, dumps_flat, encoded_copies
 
 log = logging.getLogger("dwf.events")
 
@@ -48,6 +48,20 @@ class EventBus:
         for listener in list(listeners):
             try:  # each listener gets its own copy of plain data
                 listener({"type": event_type, "run_id": self.run_id, "seq": sequence, **copy()})
+            except Exception:  # a broken listener must not break the run or other listeners
+                log.exception("event listener %r failed on %s; skipped", listener, event_type)
+        return sequence
+
+    def emit_flat(self, event_type: str, payload: dict) -> int | None:
+        """`emit` of a payload the engine built with str, int, bool and None values only (the
+        node events of every effect): no value needs checking or a JSON round trip to be
+        copied, so the text is orjson's and each listener's copy a shallow one (#18)."""
+        if self.settled:
+            return None
+        sequence = self.journal.append_event(self.run_id, event_type, payload, encoded=dumps_flat(payload))
+        for listener in list(self.listeners):
+            try:
+                listener({"type": event_type, "run_id": self.run_id, "seq": sequence, **payload})
             except Exception:  # a broken listener must not break the run or other listeners
                 log.exception("event listener %r failed on %s; skipped", listener, event_type)
         return sequence

@@ -55,7 +55,7 @@ from dwf.runtime.interpreter import sandbox
 from dwf.runtime.interpreter.interpreter import Interpreter
 from dwf.runtime.interpreter.limits import Limits
 from dwf.runtime.journal.control import spent
-from dwf.runtime.journal.store import JournalError, JournalStore, NodeRow, input_hash
+from dwf.runtime.journal.store import JournalError, JournalStore, NodeRow, hash_and_size, input_hash
 from dwf.runtime.ports.protocols import (ActorSpec, AgentPort, ArtifactPort, AskRequest, QuestionPort, Usage,
                                          WorldPort)
 from dwf.runtime.ports.worktrees import GitWorktrees, Worktree, WorktreeError
@@ -64,6 +64,7 @@ from dwf.runtime.values.objects import ActorHandle
 from dwf.runtime.values.records import Record, to_journal
 
 INSTRUCTIONS_HEAD = 240
+STORED_INPUT_CHARS = 4096  # inputs longer than this as JSON are journaled as the head of their text
 ECHOED_EVENTS = ("phase-entered", "log")  # what re-executing a resumed script emits again
 
 
@@ -278,20 +279,21 @@ class RunHost:
         `turn()` (an ask: its actor's turn and a slot) is held until the outcome is journaled and
         `node-settled` emitted, so the ask that gets the slot next is dispatched after both, and
         at once (`_AskTurn`)."""
-        digest = input_hash(inputs)
+        digest, size = hash_and_size(inputs)
         if (site, key) in self.replay:
             return self._replayed(site, key, kind, digest)
         phase = self.phase
-        stored_input = inputs if len(str(inputs)) <= 4096 else {"truncated": str(inputs)[:4096]}
+        stored_input = inputs if size <= STORED_INPUT_CHARS else {"truncated": str(inputs)[:STORED_INPUT_CHARS]}
         hit = lookup(digest) if lookup is not None else None
         if hit is not None:
             _, result, usage = hit
             self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "completed",
                                           result=result, usage=usage, imported=True))
-            self.events.emit("node-settled", site=site, key=key, kind=kind, actor=actor, outcome="ok", cached=True,
-                             imported=True, phase=phase)
+            self.events.emit_flat("node-settled", {"site": site, "key": key, "kind": kind, "actor": actor,
+                                                   "outcome": "ok", "cached": True, "imported": True, "phase": phase})
             return Record.from_journal(result)
-        self.events.emit("node-queued", site=site, key=key, kind=kind, actor=actor, phase=phase, **(queued or {}))
+        self.events.emit_flat("node-queued", {"site": site, "key": key, "kind": kind, "actor": actor, "phase": phase,
+                                              **(queued or {})})
         self.journal.put_node(NodeRow(self.id, site, key, kind, actor, digest, stored_input, "running",
                                       usage=self.earlier_usage.get((site, key), {})))
         group = self.journal.open_group
@@ -304,7 +306,7 @@ class RunHost:
             # own tick, like every outcome.
             await self.committer.before_dispatch(group)
             self.live_nodes[(site, key)] = kind
-            self.events.emit("node-started", site=site, key=key, kind=kind, actor=actor, phase=phase)
+            self.events.emit_flat("node-started", {"site": site, "key": key, "kind": kind, "actor": actor, "phase": phase})
 
         async with turn() if turn is not None else contextlib.nullcontext():
             return await self._settle(site, key, kind, phase, execute, started, usage_of)
@@ -340,7 +342,8 @@ class RunHost:
         finally:
             self.unsaved_usage.pop((site, key), None)
             if self.live_nodes.pop((site, key), None) is not None:
-                self.events.emit("node-settled", site=site, key=key, kind=kind, outcome=outcome, phase=phase)
+                self.events.emit_flat("node-settled", {"site": site, "key": key, "kind": kind, "outcome": outcome,
+                                                       "phase": phase})
 
     def ask_inputs(self, actor: ActorHandle, instructions: str, schema_key: str | None) -> dict:
         """What an ask's input hash covers: instructions, schema, persona and actor name."""

@@ -69,6 +69,15 @@ def dumps(value: Any) -> str:
     return data.decode("utf-8") if data is not None else _standard(value)
 
 
+def dumps_flat(payload: dict) -> str:
+    """`dumps` of a dict whose values are str, int (within 64 bits), bool or None: orjson's text
+    as is, since such a dict holds no float to check (a lone surrogate in a string falls back)."""
+    try:
+        return orjson.dumps(payload).decode("utf-8")
+    except TypeError:  # orjson.JSONEncodeError
+        return dumps(payload)
+
+
 def encoded_copies(value: Any) -> tuple[str, Callable[[], Any]]:
     """`(dumps(value), copy)` for one encoding of `value`: `copy()` gives `plain_copy(value)`
     from that text, each call a new copy (an event is encoded once for the journal and for
@@ -112,4 +121,4 @@ def canonical(value: Any, standard: Callable[[Any], str]) -> str:
     return standard(value)
 
 
-__all__ = ["canonical", "dumps", "encoded_copies", "plain_copy"]
+__all__ = ["canonical", "dumps", "dumps_flat", "encoded_copies", "plain_copy"]

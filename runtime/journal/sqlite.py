@@ -101,6 +101,12 @@ def _classify(error: sqlite3.Error) -> str | None:
     return next((kind for _, kind, words in ERROR_KINDS if words in text), None)
 
 
+def _now() -> str:
+    """The time as SQLite's `NOW` writes it (UTC, milliseconds)."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
+
+
 def _packed(events: list[tuple]) -> list[tuple]:
     """The rows of pending `(run, sequence, type, text, blob)` events: consecutive events of
     PACKED_TYPES of one run held inline share one row (schema version 6), the others get their own."""
@@ -358,13 +364,14 @@ class SqliteJournal:
             with self._named(f"record node {key[2]} of run {key[0]}", len(self._pending_nodes)):
                 self._insert_nodes(conn)
         if self._pending_settles:
-            rows, self._pending_settles = list(self._pending_settles.values()), {}
-            with self._named(f"settle node {rows[0][-2]} of run {rows[0][-4]}", len(rows)):
+            stamp = (_now(),)
+            rows, self._pending_settles = [values + stamp for values in self._pending_settles.values()], {}
+            with self._named(f"settle node {rows[0][-3]} of run {rows[0][-5]}", len(rows)):
                 if conn.executemany(SETTLE_NODE_AT, rows).rowcount != len(rows):
                     for values in rows:  # a row replaced meanwhile (another rowid): settle it by its key
                         if not (conn.execute(SETTLE_NODE_AT, values).rowcount
-                                or conn.execute(SETTLE_NODE, values[:-1]).rowcount):
-                            raise JournalError(f"{self.path}: node {values[-2]} of run {values[-4]} to settle is gone; "
+                                or conn.execute(SETTLE_NODE, values[:-2]).rowcount):
+                            raise JournalError(f"{self.path}: node {values[-3]} of run {values[-5]} to settle is gone; "
                                                "another writer bypassed the journal's lock; restore the file from a backup")
         if not self._pending_events:
             return
@@ -386,7 +393,8 @@ class SqliteJournal:
     def _insert_nodes(self, conn: sqlite3.Connection) -> None:
         pending, self._pending_nodes = self._pending_nodes, {}
         last = conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM dwf_node").fetchone()[0]
-        rows = [(last + index,) + values for index, values in enumerate(pending.values(), 1)]
+        stamp = (_now(),) * 2
+        rows = [(last + index,) + values + stamp for index, values in enumerate(pending.values(), 1)]
         inserted = rows
         conn.execute("SAVEPOINT dwf_nodes")
         try:
@@ -399,7 +407,7 @@ class SqliteJournal:
                     conn.execute(INSERT_NODE_AT, row)
                     inserted.append(row)
                 except sqlite3.IntegrityError:
-                    conn.execute(PUT_NODE, row[1:])  # kept at its old rowid: settled by its key
+                    conn.execute(PUT_NODE, row[1:-2])  # kept at its old rowid: settled by its key
         finally:
             conn.execute("RELEASE dwf_nodes")
         for row in inserted:
@@ -778,7 +786,7 @@ class SqliteJournal:
                 if grouped:
                     self._pending_settles[node] = values + (rowid,)
                     return 1
-                if conn.execute(SETTLE_NODE_AT, values + (rowid,)).rowcount:
+                if conn.execute(SETTLE_NODE_AT, values + (rowid, _now())).rowcount:
                     return 1
             if grouped:
                 self._flush_pending(conn)

@@ -170,7 +170,9 @@ INSERT_NODE = (
 # The same with the rowid given: the rows of a group transaction are inserted together, each
 # with the next rowid (no other connection writes while the group holds the write lock), so a
 # row's settlement finds it by rowid without reading its rowid back.
-INSERT_NODE_AT = INSERT_NODE.replace("(run_id, ", "(rowid, run_id, ", 1).replace("VALUES (", "VALUES (?, ", 1)
+# Its times are given too, one per group (SQLite's `strftime` default cost a microsecond a call).
+INSERT_NODE_AT = (INSERT_NODE.replace("(run_id, ", "(rowid, run_id, ", 1).replace("VALUES (", "VALUES (?, ", 1)
+                  .replace("imported) VALUES", "imported, created_at, updated_at) VALUES").replace("?)", "?, ?, ?)"))
 # An upsert costs twice a plain insert even without a conflict, so it is only the fallback.
 PUT_NODE = (
     INSERT_NODE + " ON CONFLICT (run_id, site_id, occurrence_key) DO UPDATE SET kind = excluded.kind, actor = excluded.actor, "
@@ -182,8 +184,9 @@ NODE_USAGE = "UPDATE dwf_node SET usage = ? WHERE run_id = ? AND site_id = ? AND
 SETTLE_NODE = (f"UPDATE dwf_node SET status = ?, result = ?, result_blob = ?, error = ?, usage = ?, updated_at = {NOW} "
                "WHERE run_id = ? AND site_id = ? AND occurrence_key = ?")
 # The same, for a row this connection inserted: found by its rowid (the table's own b-tree, no
-# index probe over three text columns), the key still checked.
-SETTLE_NODE_AT = SETTLE_NODE + " AND rowid = ?"
+# index probe over three text columns), the key still checked; the time is given (the tenth value).
+SETTLE_NODE_AT = ("UPDATE dwf_node SET status = ?1, result = ?2, result_blob = ?3, error = ?4, usage = ?5, "
+                  "updated_at = ?10 WHERE run_id = ?6 AND site_id = ?7 AND occurrence_key = ?8 AND rowid = ?9")
 # The sequence is allocated by the INSERT itself, under the write lock: increasing per run even
 # with several processes appending (gap-free but for the number a moved run-settled left, below).
 # (A VALUES subquery, not INSERT ... SELECT, which would stage the row in a temporary table because

@@ -31,7 +31,13 @@ _lenient_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ens
 def input_hash(value: Any) -> str:
     """The hash of an effect's inputs that replay compares: 32 hex digits of the SHA-256 of
     their canonical JSON text (encoded by orjson where it writes the same text: `codec.canonical`)."""
-    return hashlib.sha256(canonical(value, _lenient_canonical).encode("utf-8")).hexdigest()[:32]
+    return hash_and_size(value)[0]
+
+
+def hash_and_size(value: Any) -> tuple[str, int]:
+    """`input_hash(value)` and the length of the text it hashed (how big the inputs are)."""
+    text = canonical(value, _lenient_canonical)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32], len(text)
 
 
 @dataclass

@@ -293,6 +293,7 @@ class ScriptedAgentPort:
         self.call_log = str(call_log) if call_log is not None else os.environ.get(CALL_LOG_ENV) or None
         self._uses: dict[tuple[str, int], int] = {}  # (run id, rule index) -> matching asks so far
         self.calls: list[dict] = []  # every dispatched ask, as logged
+        self._default_tokens: dict[int, int] = {}  # id(outcome) -> its output tokens when it gives none
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, **options: Any) -> ScriptedAgentPort:
@@ -333,8 +334,12 @@ class ScriptedAgentPort:
             await self._call_tool(index, call, request, channel)
         if outcome.delay_s:
             await anyio.sleep(outcome.delay_s)
-        channel.usage(Usage(output_tokens=outcome.output_tokens if outcome.output_tokens is not None
-                            else default_output_tokens(outcome.value)))
+        tokens = outcome.output_tokens
+        if tokens is None:
+            tokens = self._default_tokens.get(id(outcome))
+            if tokens is None:  # the fixture holds its outcomes: one count per outcome
+                tokens = self._default_tokens[id(outcome)] = default_output_tokens(outcome.value)
+        channel.usage(Usage(output_tokens=tokens))
         if outcome.kind == "fail":
             raise AskError(outcome.value, code="ScriptedFailure")
         if outcome.kind == "escalate":

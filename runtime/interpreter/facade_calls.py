@@ -126,9 +126,30 @@ def do_ask(interp, node, site, key, frame, actor, positional, named):
     v = _bind("ask", ("instructions",), positional, named, {"label": None})
     instructions = _str(v["instructions"], "ask instructions")
     label = _optional_str(v["label"], "label")
-    host = interp.host
-    return LazyAwaitable(lambda: host.ask(site, key, actor, instructions, node.schema, label), f"ask {site}",
-                         lambda: host.replay_now(site, key, "ask", lambda: host.ask_inputs(actor, instructions, node.schema)))
+    return AskAwaitable(interp.host, site, key, actor, instructions, node.schema, label)
+
+
+class AskAwaitable(LazyAwaitable):
+    """`actor.ask(...)`, its arguments kept in slots rather than in closures: a fan-out holds
+    thousands until each runs, and every closure cell was one more object for each garbage
+    collection to walk (#18)."""
+
+    __slots__ = ("host", "site", "key", "actor", "instructions", "schema", "label")
+
+    def __init__(self, host, site: str, key: str, actor: ActorHandle, instructions: str, schema: str | None,
+                 label: str | None):
+        super().__init__(None, f"ask {site}")
+        self.host, self.site, self.key, self.actor = host, site, key, actor
+        self.instructions, self.schema, self.label = instructions, schema, label
+
+    def begin(self):
+        return self.host.ask(self.site, self.key, self.actor, self.instructions, self.schema, self.label)
+
+    def replayed(self) -> tuple[bool, object]:
+        return self.host.replay_now(self.site, self.key, "ask", self.inputs)
+
+    def inputs(self) -> dict:
+        return self.host.ask_inputs(self.actor, self.instructions, self.schema)
 
 
 READ_SIGNATURES = {

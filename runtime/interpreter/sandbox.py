@@ -56,7 +56,7 @@ _ALLOWED = {kind: frozenset(names) for kind, names in B.METHODS.items()}
 # Python's messages name the interpreter's classes ("unsupported operand type(s) for +: 'int'
 # and 'ScriptFunction'"); scripts see DWF's type names instead, and never an address.
 _INTERNAL_NAMES = {
-    "ScriptFunction": "function", "LazyAwaitable": "awaitable", "ActorHandle": "Agent", "BuiltinFunction": "builtin_function",
+    "ScriptFunction": "function", "LazyAwaitable": "awaitable", "AskAwaitable": "awaitable", "ActorHandle": "Agent", "BuiltinFunction": "builtin_function",
     "BoundMethod": "builtin_function", "OrderedSet": "set", "ExceptionType": "type", "Facade": "facade", "Module": "module",
     "DwfIterator": "iterator", "MatchValue": "re.Match", "PatternValue": "re.Pattern", "Record": "record", "ReadOnlyMapping": "dict", "ScriptError": "Exception",
     "FrozenSet": "frozenset", "UnboundMethod": "method_descriptor",

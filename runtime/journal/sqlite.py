@@ -101,10 +101,16 @@ def _classify(error: sqlite3.Error) -> str | None:
     return next((kind for _, kind, words in ERROR_KINDS if words in text), None)
 
 
+_second: list = [None, ""]  # the last whole second `_now` formatted, and its text
+
+
 def _now() -> str:
     """The time as SQLite's `NOW` writes it (UTC, milliseconds)."""
-    now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
+    milliseconds = int(time.time() * 1000)
+    second = milliseconds // 1000
+    if _second[0] != second:
+        _second[:] = [second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))]
+    return f"{_second[1]}.{milliseconds % 1000:03d}Z"
 
 
 def _packed(events: list[tuple]) -> list[tuple]:

@@ -109,12 +109,21 @@ class LazyAwaitable:
         self._outcome: tuple[bool, Any] | None = None
         self._running = None
 
+    def begin(self) -> Awaitable[Any]:
+        """The coroutine that performs it: `start()`. A subclass may keep its arguments in slots
+        and build the coroutine here instead of holding a closure."""
+        return self.start()
+
+    def replayed(self) -> tuple[bool, Any]:
+        """`replay()`: `(True, outcome)` when the outcome is known at once, else `(False, None)`."""
+        return self.replay() if self.replay is not None else (False, None)
+
     def settle_now(self) -> bool:
         """True when the outcome is known without awaiting: settled before, or supplied at once
-        by `replay()` (a journaled effect of a resumed run), so a join needs no task for it."""
-        if self._outcome is None and self._running is None and self.replay is not None:
+        by `replayed()` (a journaled effect of a resumed run), so a join needs no task for it."""
+        if self._outcome is None and self._running is None:
             try:
-                ready, value = self.replay()
+                ready, value = self.replayed()
             except BaseException as error:  # a replayed failure: raised when awaited
                 self._outcome = (False, error)
             else:
@@ -131,7 +140,7 @@ class LazyAwaitable:
                 continue
             self._running = True  # running; almost every awaitable has one awaiter, which needs no event
             try:
-                self._outcome = (True, await self.start())
+                self._outcome = (True, await self.begin())
             except anyio.get_cancelled_exc_class():
                 self._outcome = (False, ScriptError("WorkflowError", f"{self.description} was cancelled before it finished"))
                 raise

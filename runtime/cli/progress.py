@@ -98,12 +98,14 @@ class TextProgress(Progress):
         self.counts = {kind: NodeCounts() for kind in ("ask", "read", "run")}
         self.reports = 0
         self.settled = False
+        # `_on_<type>` by event type, looked up once (a fan-out sends thousands of events)
+        self.handlers: dict[str, Callable[[dict], None]] = {
+            name[4:].replace("_", "-"): getattr(self, name) for name in dir(type(self)) if name.startswith("_on_")}
 
     # -- events
 
     def __call__(self, event: dict) -> None:
-        kind = event.get("type")
-        handler = getattr(self, "_on_" + str(kind).replace("-", "_"), None)
+        handler = self.handlers.get(event.get("type"))
         if handler is not None:
             handler(event)
         if self.live and not self.settled:

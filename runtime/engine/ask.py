@@ -31,8 +31,10 @@ class AskSession:
                  escalate: Callable[[AskRequest, str, str | None, int], Awaitable[str]],
                  on_touched: Callable[[], None], on_usage: Callable[[], None] = lambda: None,
                  transcript: Callable[[dict], None] = lambda message: None,
-                 session: Callable[[str | None, str | None], None] = lambda session_id, model: None):
+                 session: Callable[[str | None, str | None], None] = lambda session_id, model: None,
+                 emit_flat: Callable[..., Any] | None = None):
         self.request, self.validator = request, validator
+        self.emit_flat = emit_flat  # `EventBus.emit_flat`, for the usage events, when the host has one
         self.emit, self.usage_sink, self.escalate_to, self.on_touched = emit, usage_sink, escalate, on_touched
         self.on_usage, self.record_message, self.record_session = on_usage, transcript, session
         self.accepted = False
@@ -87,8 +89,12 @@ class AskSession:
         self.ask_usage.add(usage)
         self.usage_sink.add(usage)
         self.on_usage()
-        self.emit("usage-updated", site=self.request.site, key=self.request.key, ask=usage.to_json(),
-                  run=self.usage_sink.to_json())
+        payload = {"site": self.request.site, "key": self.request.key, "ask": usage.to_json(),
+                   "run": self.usage_sink.to_json()}
+        if self.emit_flat is not None:
+            self.emit_flat("usage-updated", payload, nested=True)
+        else:
+            self.emit("usage-updated", **payload)
 
     def transcript(self, message: dict) -> None:
         self.record_message(message)

@@ -52,16 +52,22 @@ class EventBus:
                 log.exception("event listener %r failed on %s; skipped", listener, event_type)
         return sequence
 
-    def emit_flat(self, event_type: str, payload: dict) -> int | None:
+    def emit_flat(self, event_type: str, payload: dict, nested: bool = False) -> int | None:
         """`emit` of a payload the engine built with str, int, bool and None values only (the
-        node events of every effect): no value needs checking or a JSON round trip to be
-        copied, so the text is orjson's and each listener's copy a shallow one (#18)."""
+        node events of every effect), or also dicts of those when `nested` (an ask's usage):
+        no value needs checking or a JSON round trip to be copied, so the text is orjson's and
+        each listener's copy a shallow one, its dicts copied too (#18)."""
         if self.settled:
             return None
         sequence = self.journal.append_event(self.run_id, event_type, payload, encoded=dumps_flat(payload))
         for listener in list(self.listeners):
+            event = {"type": event_type, "run_id": self.run_id, "seq": sequence, **payload}
+            if nested:
+                for name, value in payload.items():
+                    if type(value) is dict:
+                        event[name] = dict(value)
             try:
-                listener({"type": event_type, "run_id": self.run_id, "seq": sequence, **payload})
+                listener(event)
             except Exception:  # a broken listener must not break the run or other listeners
                 log.exception("event listener %r failed on %s; skipped", listener, event_type)
         return sequence

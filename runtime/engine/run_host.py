@@ -373,7 +373,8 @@ class RunHost:
             request = AskRequest(self.id, actor_spec, site, key, instructions, schema, label,
                                  self.command_list)
             channel = AskSession(request, self.validator(schema_key) if schema_key else None,
-                                 emit=self.events.emit, usage_sink=self.usage, escalate=self.escalate,
+                                 emit=self.events.emit, emit_flat=self.events.emit_flat, usage_sink=self.usage,
+                                 escalate=self.escalate,
                                  on_touched=lambda: self.close_import_cache("ask", site=site, key=key,
                                                                             actor=spec.name),
                                  on_usage=lambda: self.unsaved_usage.__setitem__((site, key), usage_of),

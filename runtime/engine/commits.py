@@ -5,7 +5,7 @@ Node rows and events written during one event-loop tick share one transaction. T
 opens it on the first write and calls `wake()`; the committer task commits it one turn of the
 event loop after it next runs, so every write of the tick, and of the tasks that tick woke, is
 in it. Before an effect is dispatched, its `running` row and every outcome settled before it
-got its turn must be committed (`before_dispatch`): no dispatch may have seen a result that a
+got its turn must be committed (`dispatch_wait`): no dispatch may have seen a result that a
 crash would lose. Effects dispatched in one tick share one commit; an
 outcome settling during that wait is committed at the end of its own tick, like every outcome.
 A journal failure stops the run (`on_failure`); the run then settles as errored.
@@ -15,7 +15,7 @@ only noted (the usage of asks still running), so it joins the commit.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Awaitable, Callable
 
 import anyio
 
@@ -60,12 +60,15 @@ class GroupCommitter:
         """An effect settled: the open group holds its outcome."""
         self._settled_group = self.journal.open_group
 
-    async def before_dispatch(self, group: int | None) -> None:
-        """Return once the group that wrote an effect's `running` row (`group`) and the one that
-        holds the latest settled outcome are committed."""
+    def dispatch_wait(self, group: int | None) -> Awaitable[None] | None:
+        """What an effect awaits before it is dispatched, None when nothing: the commit of the
+        group that wrote its `running` row (`group`) and of the one that holds the latest
+        settled outcome. (A plain call: most dispatches find both committed, and skip making a
+        coroutine to await.)"""
         pending = self.journal.open_group
         if pending is not None and pending in (group, self._settled_group):
-            await self._durable(pending)
+            return self._durable(pending)
+        return None
 
     async def _commit_groups(self) -> None:
         try:

@@ -84,7 +84,10 @@ class _AskTurn:
         self.actor, self.slots = actor, slots
 
     async def __aenter__(self) -> None:
-        await self.actor.__aenter__()
+        if not self.actor.take_free():
+            await self.actor.__aenter__()
+        if self.slots.take_free():
+            return
         try:
             await self.slots.__aenter__()
         except BaseException:
@@ -304,7 +307,9 @@ class RunHost:
             # would lose. It waits for the tick's group commit (effects dispatched in one tick
             # share one); an outcome settling during that wait is committed at the end of its
             # own tick, like every outcome.
-            await self.committer.before_dispatch(group)
+            wait = self.committer.dispatch_wait(group)
+            if wait is not None:
+                await wait
             self.live_nodes[(site, key)] = kind
             self.events.emit_flat("node-started", {"site": site, "key": key, "kind": kind, "actor": actor, "phase": phase})
 

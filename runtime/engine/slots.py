@@ -38,9 +38,15 @@ class Slots:
     def borrowed_tokens(self) -> int:
         return self._held
 
-    async def __aenter__(self) -> None:
+    def take_free(self) -> bool:
+        """Take a slot if one is free and nobody waits for it, without awaiting (True if taken)."""
         if self._held < self._total and not self._waiters:
-            self._held += 1  # free: no trip through the event loop (the ask awaits soon enough)
+            self._held += 1
+            return True
+        return False
+
+    async def __aenter__(self) -> None:
+        if self.take_free():  # free: no trip through the event loop (the ask awaits soon enough)
             return
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)

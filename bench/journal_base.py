@@ -8,7 +8,8 @@ child process, base and new alternating (the order flips each round), and a rati
 of the per-round ratios.
 
 (a) throughput: bench/run.py's 10,000-ask script (instant scripted port, concurrency 16) with the
-    SQLite journal, in-process through `Engine`: asks per second, new / base. Target >= 3x.
+    SQLite journal, in-process through `Engine`: asks per second, new / base, each tree's fastest
+    of THROUGHPUT_RUNS alternating runs per round. Target >= 3x.
 (f) what orjson bought: in this process, 4,000-ask SQLite runs with one event listener, the
     journal's encoder and the listener copy alternately orjson (`journal/codec.py`) and the
     standard `json` they replaced: the CPU time ratio json / orjson.
@@ -39,7 +40,8 @@ from report import ROOT, use_project_interpreter, write_section
 use_project_interpreter(__file__)
 
 SECTION = "## durable asks against the base"
-DWFC_RUNS = 3  # `dwfc run` processes of each size per round and tree; the least CPU time counts
+THROUGHPUT_RUNS = 3  # (a) runs of each tree per round, alternating; the fastest counts
+DWFC_RUNS = 5  # `dwfc run` processes of each size per round and tree; the least CPU time counts
 BASE = "75bc7c3"  # main before the #18 journal work (the figures the issue calls "today")
 FANOUT = ('meta = {{"name": "fanout", "description": "Durable asks."}}\nphase("Work")\n'
           'workers = [agent(f"w{{i}}") for i in range(16)]\n'
@@ -191,17 +193,25 @@ def measure(base_rev: str, rounds: int, asks: int, small: int, large: int, dwfc:
         slopes = {"base": [], "new": []}
         for index in range(rounds):
             order = ("base", "new") if index % 2 == 0 else ("new", "base")
+            # (a): the trees alternate THROUGHPUT_RUNS times within the round and each one's
+            # fastest run counts (this machine's speed swings by half within seconds)
+            best = {name: [] for name in order}
+            for _ in range(THROUGHPUT_RUNS):
+                for name in order:
+                    best[name].append(throughput(trees[name], asks))
             for name in order:
-                figures = throughput(trees[name], asks)
-                rates[name].append(asks / figures["seconds"])
-                cpu_rates[name].append(asks / figures["cpu"])
-                if dwfc:
-                    # the least of a few runs: other load on the machine only ever adds CPU time
-                    cpu_small = min(dwfc_cpu(trees[name], small, Path(folder)) for _ in range(DWFC_RUNS))
-                    cpu_large = min(dwfc_cpu(trees[name], large, Path(folder)) for _ in range(DWFC_RUNS))
-                    slopes[name].append((cpu_large - cpu_small) / (large - small))
-                else:
-                    slopes[name].append(float("nan"))
+                rates[name].append(asks / min(f["seconds"] for f in best[name]))
+                cpu_rates[name].append(asks / min(f["cpu"] for f in best[name]))
+            # (e): both trees' small and large runs alternate DWFC_RUNS times; the least CPU time
+            # of each counts (other load on the machine only ever adds CPU time)
+            cpu = {(name, size): [] for name in order for size in (small, large)}
+            for _ in range(DWFC_RUNS if dwfc else 0):
+                for name in order:
+                    for size in (small, large):
+                        cpu[name, size].append(dwfc_cpu(trees[name], size, Path(folder)))
+            for name in order:
+                slopes[name].append((min(cpu[name, large]) - min(cpu[name, small])) / (large - small) if dwfc
+                                    else float("nan"))
             print(f"round {index + 1}: base {rates['base'][-1]:,.0f} asks/s ({cpu_rates['base'][-1]:,.0f} per CPU s), "
                   f"{slopes['base'][-1] * 1e3:.3f} ms/ask; new {rates['new'][-1]:,.0f} asks/s "
                   f"({cpu_rates['new'][-1]:,.0f} per CPU s), {slopes['new'][-1] * 1e3:.3f} ms/ask", flush=True)
@@ -228,8 +238,10 @@ def render(r: dict) -> str:
         f"start), Python {platform.python_version()}, {platform.system()} {platform.machine()}.", "",
         f"This checkout against commit `{r['base']}` (main before the #18 journal work), unpacked with `git archive` "
         "and imported from there, same interpreter and packages. Every figure is a fresh child process; base and new "
-        f"alternate for {r['rounds']} rounds (the order flips each round); values are medians, a ratio is the median "
-        "of the per-round ratios (each round's in brackets).", "",
+        f"alternate for {r['rounds']} rounds (the order flips each round), and within a round {THROUGHPUT_RUNS} times "
+        f"for (a) and {DWFC_RUNS} times for (e), where each tree's best run counts (this machine's speed swings by "
+        "half within seconds, and load only ever slows a run); values are medians over the rounds, a ratio is the "
+        "median of the per-round ratios (each round's in brackets).", "",
         "| benchmark | base | new | new / base | target |",
         "|---|---:|---:|---:|---|",
         f"| (a) {r['asks']:,} asks, instant port, concurrency 16, SQLite journal, in-process | "

@@ -17,6 +17,7 @@ from dwf.runtime.cli.exit_codes import EXIT_OK, UsageError
 from dwf.runtime.cli.options import positive_int
 
 TEMPORAL_ENV = "DWF_TEMPORAL"
+AFFINITY_START_ENV = "DWF_TEMPORAL_AFFINITY_START_S"  # seconds (contract.AFFINITY_START_TIMEOUT)
 MISSING = ("the Temporal SDK is not installed; install the extra with `pip install -e '.[temporal]'` "
            "(a checkout's ./dwf installs it)")
 
@@ -124,6 +125,7 @@ def run_on_temporal(args, prepared, progress, run_id: str, agent_pin: dict | Non
     from dwf.runtime.ports.worktrees import repository_identity  # deferred: start-up
 
     repository = repository_identity(workspace or Path.cwd())
+    affinity_start_s = affinity_start_seconds()
 
     async def action(client, client_module, contract):
         problems = await client_module.serving_problems(client, args.task_queue, repository)
@@ -131,13 +133,28 @@ def run_on_temporal(args, prepared, progress, run_id: str, agent_pin: dict | Non
             return problems
         data = contract.run_input(prepared, run_id, max_concurrency=args.max_concurrency, budget=args.budget,
                                   agent_pin=agent_pin, ceilings=ceilings, workspace=repository,
-                                  actor_tools=actor_tools)
+                                  actor_tools=actor_tools, affinity_start_s=affinity_start_s)
         handle = await client_module.submit(client, data, task_queue=args.task_queue)
         if args.progress == "text":
             progress.notice(f"run {run_id} submitted to {args.temporal} (task queue {args.task_queue})")
         return await client_module.follow(handle, [progress])
 
     return _call(args, action)
+
+
+def affinity_start_seconds() -> float | None:
+    """`DWF_TEMPORAL_AFFINITY_START_S` (contract.AFFINITY_START_TIMEOUT) as seconds, None when unset."""
+    text = os.environ.get(AFFINITY_START_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= 86_400:
+        raise UsageError(f"{AFFINITY_START_ENV} must be a number of seconds above 0 (at most a day), "
+                         f"not {text!r}")
+    return seconds
 
 
 def temporal_runs(args, limit: int | None) -> list[dict]:

@@ -42,7 +42,15 @@ ESCALATION_POLL_S = 0.25
 # An isolated actor's activities go to the own task queue of the worker that holds its worktree
 # (`worker_queue`); a worker polls it with slots of its own, so a live one starts them at once.
 # Not started within this time: that worker is gone, and another takes the worktree over.
+# `DWF_TEMPORAL_AFFINITY_START_S` (seconds, read where a run is submitted, carried in its input)
+# sets it for the runs a host submits, e.g. shorter where workers are known to be quick.
 AFFINITY_START_TIMEOUT = timedelta(seconds=20)
+
+
+def affinity_start_timeout(run: dict) -> timedelta:
+    """The affinity start timeout a run was submitted with (`run_input`'s `affinity_start_s`)."""
+    seconds = run.get("affinity_start_s")
+    return timedelta(seconds=seconds) if seconds else AFFINITY_START_TIMEOUT
 
 
 def worker_queue(task_queue: str, worker_tag: str) -> str:
@@ -75,11 +83,11 @@ def parse_identity(identity: str) -> tuple[str, str] | None:
 
 def run_input(prepared, run_id: str, *, max_concurrency: int | None, budget: int | None,
               agent_pin: dict | None = None, ceilings=None, workspace: str | None = None,
-              actor_tools: str | None = None) -> dict:
+              actor_tools: str | None = None, affinity_start_s: float | None = None) -> dict:
     """The workflow input of a prepared run (`engine.PreparedRun` without problems); `workspace` is
     the identity of the repository it targets (`ports.worktrees.repository_identity`), which every
     worker serving it must have; `actor_tools`, the actor tool set it was approved with (None: the
-    workers' own)."""
+    workers' own); `affinity_start_s`, its `AFFINITY_START_TIMEOUT` in seconds (None: the default)."""
     return {
         "run_id": run_id,
         "workspace": workspace,
@@ -94,6 +102,7 @@ def run_input(prepared, run_id: str, *, max_concurrency: int | None, budget: int
         "budget": budget,
         "agent_pin": agent_pin or {},
         "actor_tools": actor_tools,
+        "affinity_start_s": affinity_start_s,
         # the submitting host's ceilings (`engine.Ceilings`; None: the defaults)
         "ceilings": {"max_agents": ceilings.max_agents, "max_concurrency": ceilings.max_concurrency} if ceilings else None,
     }

@@ -92,7 +92,8 @@ def _start(name: str, key: str, payload: dict, *, timeout, heartbeat=None, queue
     payload = {**payload, "workspace": workflow.instance().input.get("workspace")}
     return workflow.start_activity(name, contract.encode(payload), activity_id=key, task_queue=queue,
                                    start_to_close_timeout=timeout, heartbeat_timeout=heartbeat,
-                                   schedule_to_start_timeout=contract.AFFINITY_START_TIMEOUT if queue else None,
+                                   schedule_to_start_timeout=contract.affinity_start_timeout(workflow.instance().input)
+                                   if queue else None,
                                    retry_policy=WORKER_RETRY, result_type=str)
 
 

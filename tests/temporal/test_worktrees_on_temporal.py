@@ -20,6 +20,8 @@ import pytest
 from sample_workspace import git
 from temporal_cluster import DWFC, run_on_temporal, start_worker, stop_worker
 
+from dwf.runtime.cli.temporal import AFFINITY_START_ENV
+
 SCRIPT = '''meta = {"name": "takeover", "description": "An isolated actor whose worker may die."}
 fixer = agent("fixer", isolation="worktree")
 done = await fixer.ask("fix the note", label="fix")
@@ -79,7 +81,9 @@ def test_the_worktree_of_a_dead_worker_is_taken_over_or_the_run_says_why(layout,
     workers = [start_worker(dev_server.address, queue, first, fixture, env),
                start_worker(dev_server.address, queue, second, fixture, env)]
     try:
-        run = run_on_temporal(dev_server.address, queue, script, first, env, extra=("--progress", "stream-json"))
+        # the take-over waits this long for the dead worker (20 s by default)
+        run = run_on_temporal(dev_server.address, queue, script, first, {**env, AFFINITY_START_ENV: "8"},
+                              extra=("--progress", "stream-json"))
         run_id = None
         for line in run.stdout:
             item = json.loads(line)
@@ -106,3 +110,16 @@ def test_the_worktree_of_a_dead_worker_is_taken_over_or_the_run_says_why(layout,
         assert result["status"] == "errored", result
         assert "WorktreeError" in result["error"] and "is gone" in result["error"], result["error"]
         assert "isolated actors outlive a worker only when the workers share the repository" in result["error"]
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-3", "1e9"])
+def test_a_bad_affinity_start_timeout_is_refused_before_submitting(tmp_path, value):
+    script = tmp_path / "takeover.dwf.py"
+    script.write_text(SCRIPT)
+    workspace = repository(tmp_path / "ws")
+    # nothing listens on the address: the refusal comes before any connection
+    done = subprocess.run([str(DWFC), "run", str(script), "--yes", "--progress", "json", "--workspace", str(workspace),
+                           "--temporal", "127.0.0.1:9", "--agent", "scripted:" + str(tmp_path / "none.json")],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, AFFINITY_START_ENV: value})
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert f"{AFFINITY_START_ENV} must be a number of seconds above 0" in done.stderr and repr(value) in done.stderr

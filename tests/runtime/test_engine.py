@@ -8,6 +8,7 @@ import anyio
 import pytest
 
 from dwf.runtime.engine import Engine, StartError, StartRequest
+from dwf.runtime.journal import MemoryJournal
 from fakes import FakeAgentPort
 
 
@@ -259,6 +260,27 @@ async def test_listener_isolation_and_event_sequence():
     assert real[0]["type"] == "run-started" and real[-1]["type"] == "run-settled"
     assert [e["type"] for e in real].count("run-settled") == 1
     json.dumps(real)  # payloads are plain data
+
+
+@pytest.mark.anyio
+async def test_a_listener_changing_an_events_nested_values_changes_nobody_elses():
+    seen = []
+
+    def meddling(event):  # node and usage events take the flat path (shallow copies, dicts copied)
+        for value in event.values():
+            if isinstance(value, dict):
+                value["output_tokens"] = -1
+
+    journal = MemoryJournal()
+    async with Engine() as engine:
+        run = engine.start(StartRequest(script=script('return await agent("a").ask("x")\n'), agent_port=fake_port(),
+                                        journal=journal, listeners=[meddling, seen.append]))
+        result = await run.result
+    assert result.status == "completed"
+    usage = [e for e in seen if e["type"] == "usage-updated"]
+    assert usage and all(e["ask"]["output_tokens"] >= 0 and e["run"]["output_tokens"] >= 0 for e in usage)
+    journaled = [e["payload"] for e in journal.events(run.id) if e["type"] == "usage-updated"]
+    assert [{"ask": e["ask"], "run": e["run"]} for e in usage] == [{"ask": p["ask"], "run": p["run"]} for p in journaled]
 
 
 @pytest.mark.anyio

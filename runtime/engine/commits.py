@@ -6,8 +6,8 @@ opens it on the first write and calls `wake()`; the committer task commits it on
 event loop after it next runs, so every write of the tick, and of the tasks that tick woke, is
 in it. Before an effect is dispatched, its `running` row and every outcome settled before it
 got its turn must be committed (`dispatch_wait`): no dispatch may have seen a result that a
-crash would lose. Effects dispatched in one tick share one commit; an
-outcome settling during that wait is committed at the end of its own tick, like every outcome.
+crash would lose. Effects dispatched in one tick share one commit; an outcome settling during
+that wait is committed at the end of its own tick, like every outcome.
 A journal failure stops the run (`on_failure`); the run then settles as errored.
 `before_commit()` runs before each group commit of the committer task: it writes what a tick
 only noted (the usage of asks still running), so it joins the commit.

@@ -311,7 +311,8 @@ class RunHost:
             if wait is not None:
                 await wait
             self.live_nodes[(site, key)] = kind
-            self.events.emit_flat("node-started", {"site": site, "key": key, "kind": kind, "actor": actor, "phase": phase})
+            self.events.emit_flat("node-started", {"site": site, "key": key, "kind": kind, "actor": actor,
+                                                   "phase": phase})
 
         async with turn() if turn is not None else contextlib.nullcontext():
             return await self._settle(site, key, kind, phase, execute, started, usage_of)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import time
 
-
 from dwf.compiler import ir
 from dwf.grammar import facade as F
 

@@ -868,6 +868,37 @@ def test_a_group_left_open_is_committed_by_the_watchdog(tmp_path):
             ["left open", "from elsewhere", "next group"]
 
 
+def test_while_commits_are_held_the_watchdog_checkpoints_the_wal(tmp_path, monkeypatch):
+    # SQLite's own checkpoints stalled the event loop inside a COMMIT; while a run holds commits
+    # they are off and the watchdog thread copies the WAL into the file instead
+    import dwf.runtime.journal.sqlite as sqlite_journal
+
+    monkeypatch.setattr(sqlite_journal, "CHECKPOINT_BYTES", 0)  # checkpoint whatever the WAL holds
+    path = tmp_path / "state.db"
+    journal = SqliteJournal(path)
+    journal.create_run(make_run())
+    autocheckpoint = lambda: journal._conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+    assert autocheckpoint() == 1000
+    wake = lambda: None
+    journal.hold_commits(wake)
+    assert autocheckpoint() == 0
+    size = path.stat().st_size
+    deadline = time.monotonic() + 20
+    number = 0
+    while path.stat().st_size == size:  # the file grows only when WAL pages are copied into it
+        assert time.monotonic() < deadline, "the WAL was never checkpointed"
+        for _ in range(50):
+            number += 1
+            journal.append_event("dwfrun-aaaa", "log", {"message": f"line {number} " + "x" * 2000})
+        journal.commit()
+        time.sleep(0.02)
+    journal.release_commits(wake)
+    assert autocheckpoint() == 1000
+    journal.close()
+    with SqliteJournal(path) as reopened:
+        assert len(reopened.events("dwfrun-aaaa")) == number
+
+
 def test_the_events_of_a_group_are_packed_into_rows_and_read_back_one_by_one(tmp_path):
     # schema 6: consecutive node events of one run share a row; the log reads as before
     path = tmp_path / "state.db"

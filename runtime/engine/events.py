@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from dwf.runtime.journal.codec import dumps, dumps_flat, encoded_copies
+from dwf.runtime.journal.codec import dumps, encoded_copies
 
 log = logging.getLogger("dwf.events")
 
@@ -55,11 +55,12 @@ class EventBus:
     def emit_flat(self, event_type: str, payload: dict, nested: bool = False) -> int | None:
         """`emit` of a payload the engine built with str, int, bool and None values only (the
         node events of every effect), or also dicts of those when `nested` (an ask's usage):
-        no value needs checking or a JSON round trip to be copied, so the text is orjson's and
-        each listener's copy a shallow one, its dicts copied too (#18)."""
+        no value needs checking or a JSON round trip to be copied, so the journal encodes it
+        with orjson as it is (the SQLite journal at the group's flush, with the group's other
+        node events) and each listener's copy is a shallow one, its dicts copied too (#18)."""
         if self.settled:
             return None
-        sequence = self.journal.append_event(self.run_id, event_type, payload, encoded=dumps_flat(payload))
+        sequence = self.journal.append_event(self.run_id, event_type, payload, flat=True)
         for listener in list(self.listeners):
             event = {"type": event_type, "run_id": self.run_id, "seq": sequence, **payload}
             if nested:

@@ -10,6 +10,7 @@ import copy
 import json
 from typing import Any, Callable
 
+from dwf.runtime.journal.codec import dumps_flat
 from dwf.runtime.journal.store import NodeRow, RunRow
 
 
@@ -121,12 +122,15 @@ class MemoryJournal:
             result, error, _ = json.loads(stored[5])
             self.nodes[(run_id, site, key)] = stored[:5] + (json.dumps([result, error, usage]),) + stored[6:]
 
-    def append_event(self, run_id: str, event_type: str, payload: dict, encoded: str | None = None) -> int:
+    def append_event(self, run_id: str, event_type: str, payload: dict, encoded: str | None = None,
+                     flat: bool = False) -> int:
         events = self._events.setdefault(run_id, [])
         sequence = events[-1][0] + 1 if events else 1
         if event_type == "run-settled":  # the run keeps one, its last event (see JournalStore)
             events[:] = [event for event in events if event[1] != "run-settled"]
-        events.append((sequence, event_type, encoded if encoded is not None else json.dumps(payload)))
+        if encoded is None:
+            encoded = dumps_flat(payload) if flat else json.dumps(payload)
+        events.append((sequence, event_type, encoded))
         return sequence
 
     def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:

@@ -30,12 +30,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import orjson
+
 from dwf.runtime.journal.sqlite_schema import (ACTOR_MESSAGES, APPEND_EVENT, APPEND_EVENT_AT, APPEND_MESSAGE, ASK_MESSAGES,
                                                DROP_UNSETTLED_MESSAGES, ERROR_KINDS, EVENTS_AFTER, EVENTS_STRADDLING, INSERT_NODE, INSERT_NODE_AT, LAST_SEQUENCE, MIGRATIONS,
                                                MOVE_SETTLED, NODE_COLUMNS, NODE_USAGE, NOW, PACKED, PACKED_TYPES,
                                                PUT_NODE, RUN_COLUMNS, RUN_JSON, RUN_TEXT, SCHEMA_VERSION, SETTLE_NODE, SETTLE_NODE_AT,
                                                VERSION_TABLE)
-from dwf.runtime.journal.codec import dumps
+from dwf.runtime.journal.codec import dumps, dumps_flat
 from dwf.runtime.journal.store import JournalError, NodeRow, RunRow
 from dwf.runtime.statedir import StateDir
 
@@ -114,22 +116,22 @@ def _now() -> str:
 
 
 def _packed(events: list[tuple]) -> list[tuple]:
-    """The rows of pending `(run, sequence, type, text, blob)` events: consecutive events of
-    PACKED_TYPES of one run held inline share one row (schema version 6), the others get their own."""
+    """The rows of pending `(run, sequence, type, text, blob, payload)` events (`text` None: a
+    flat `payload` still to encode): consecutive events of PACKED_TYPES of one run held inline
+    share one row (schema version 6), the others get their own."""
     rows: list[tuple] = []
     pack: list[tuple] = []
 
     def close() -> None:
         if len(pack) == 1:
-            run_id, sequence, kind, text, _ = pack[0]
-            rows.append((run_id, sequence, None, kind, text, None))
+            run_id, sequence, kind, text, _, payload = pack[0]
+            rows.append((run_id, sequence, None, kind, text if text is not None else dumps_flat(payload), None))
         elif pack:
-            text = ",".join(f'["{kind}",{payload}]' for _, _, kind, payload, _ in pack)
-            rows.append((pack[0][0], pack[0][1], pack[-1][1], PACKED, f"[{text}]", None))
+            rows.append((pack[0][0], pack[0][1], pack[-1][1], PACKED, _pack_text(pack), None))
         pack.clear()
 
     for event in events:
-        run_id, sequence, kind, text, blob = event
+        run_id, sequence, kind, text, blob, _ = event
         if kind in PACKED_TYPES and blob is None:
             if pack and (pack[-1][0] != run_id or pack[-1][1] + 1 != sequence):
                 close()
@@ -139,6 +141,17 @@ def _packed(events: list[tuple]) -> list[tuple]:
             rows.append((run_id, sequence, None, kind, text, blob))
     close()
     return rows
+
+
+def _pack_text(pack: list[tuple]) -> str:
+    """A packed row's JSON array of `[type, payload]` pairs: one orjson call for the whole
+    group, each text already encoded put in as it is (#18)."""
+    try:
+        return orjson.dumps([[kind, payload if text is None else orjson.Fragment(text)]
+                             for _, _, kind, text, _, payload in pack]).decode("utf-8")
+    except TypeError:  # orjson.JSONEncodeError (a lone surrogate): each payload as `dumps` writes it
+        return "[" + ",".join(f'["{kind}",{text if text is not None else dumps(payload)}]'
+                              for _, _, kind, text, _, payload in pack) + "]"
 
 
 class SqliteJournal:
@@ -813,15 +826,26 @@ class SqliteJournal:
 
     # ------------------------------------------------------------ events
 
-    def append_event(self, run_id: str, event_type: str, payload: dict, encoded: str | None = None) -> int:
+    def append_event(self, run_id: str, event_type: str, payload: dict, encoded: str | None = None,
+                     flat: bool = False) -> int:
         """See `JournalStore.append_event`; `encoded`, when given, is `payload`'s JSON text
-        (the event bus encodes each payload once, for the journal and its listeners)."""
+        (the event bus encodes each payload once, for the journal and its listeners). A `flat`
+        node event joining the open group is encoded at its flush, with the group's other node
+        events in one call (`_packed`)."""
+        if flat and event_type in PACKED_TYPES:
+            with self._lock:
+                last = self._group_sequences.get(run_id)
+                if last is not None and self._in_group():
+                    self._pending_events.append((run_id, last + 1, event_type, None, None, payload))
+                    self._group_sequences[run_id] = last + 1
+                    return last + 1
+            encoded = dumps_flat(payload)
         encoded = encoded if encoded is not None else _to_json(payload)
         if len(encoded) <= INLINE_CHARS and event_type != "run-settled":
             with self._lock:
                 last = self._group_sequences.get(run_id)
                 if last is not None and self._in_group():  # the common case, without a call more
-                    self._pending_events.append((run_id, last + 1, event_type, encoded, None))
+                    self._pending_events.append((run_id, last + 1, event_type, encoded, None, None))
                     self._group_sequences[run_id] = last + 1
                     return last + 1
 
@@ -835,7 +859,7 @@ class SqliteJournal:
             last = self._group_sequences.get(run_id)
             if last is None:
                 last = conn.execute(LAST_SEQUENCE, (run_id,)).fetchone()[0]
-            self._pending_events.append((run_id, last + 1, event_type, text, blob))
+            self._pending_events.append((run_id, last + 1, event_type, text, blob, None))
             self._group_sequences[run_id] = last + 1
             return last + 1
 

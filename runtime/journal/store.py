@@ -154,11 +154,14 @@ class JournalStore(Protocol):
         `running` rows, and without `with_input` their inputs are None."""
 
     # -- events
-    def append_event(self, run_id: str, event_type: str, payload: dict, encoded: str | None = None) -> int:
+    def append_event(self, run_id: str, event_type: str, payload: dict, encoded: str | None = None,
+                     flat: bool = False) -> int:
         """Append an event to the run's log; returns its sequence number (increasing per run, never
         reused). A run keeps one `run-settled`, its last event: appending another moves the earlier
         one after every other event with the new payload (a resume settling again). `encoded`,
-        when given, is the JSON text of `payload` (`codec.dumps`), not encoded again."""
+        when given, is the JSON text of `payload` (`codec.dumps`), not encoded again; `flat` says
+        the payload holds only str, int, bool and None values and dicts of them, which the
+        engine never changes afterwards (`codec.dumps_flat` encodes it, perhaps later)."""
 
     def events(self, run_id: str, after: int = 0, types: tuple[str, ...] | None = None) -> list[dict]:
         """The run's events after sequence `after` (only those of `types`, when given): {seq, type, payload}."""

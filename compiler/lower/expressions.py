@@ -12,6 +12,7 @@ defines the walk's state (scope, phase, loop depth, facts, sites).
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Callable
 
 import ast
@@ -31,6 +32,8 @@ from dwf.compiler.rules import syntax as X
 from dwf.compiler.lower.scopes import IMPORT_MODULE, Scope, bind_targets, collect
 from dwf.compiler.lower.state import LoweringState
 from dwf.compiler.source import Span
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # UTF-16 halves: no UTF-8 encodes one alone
 
 BINARY_OPS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
@@ -99,11 +102,19 @@ class ExpressionLowering(LoweringState):
     def string(self, node: ast.Constant | ast.JoinedStr) -> ir.Expr:
         span = self.span(node)
         if has_fstring(node):
-            return ir.FString(span, tuple(self._fstring_parts(node)))
-        if isinstance(node.value, bytes):
-            self.report(X.UnsupportedExpression, node, construct="A bytes literal", hint="DWF works with text; use a str literal")
-            return ir.Invalid(span, "bytes")
-        return ir.Const(span, node.value)
+            parts = tuple(self._fstring_parts(node))
+            texts = [part for part in parts if isinstance(part, str)]
+        else:
+            if isinstance(node.value, bytes):
+                self.report(X.UnsupportedExpression, node, construct="A bytes literal", hint="DWF works with text; use a str literal")
+                return ir.Invalid(span, "bytes")
+            texts = [node.value]
+        for text in texts:
+            found = None if text.isascii() else _SURROGATE.search(text)
+            if found is not None:  # no UTF-8 for it: it could be neither hashed, journaled nor sent
+                self.report(X.LoneSurrogate, node, code=f"{ord(found.group()):04x}")
+                return ir.Invalid(span, "surrogate")
+        return ir.FString(span, parts) if has_fstring(node) else ir.Const(span, node.value)
 
     def _fstring_parts(self, node: ast.JoinedStr) -> list:
         out: list = []

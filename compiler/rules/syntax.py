@@ -438,3 +438,31 @@ class BaseExceptionOutsideExcept(Rule):
     name = "base-exception-outside"
     message = "`BaseException` can only be named in an `except` clause"
     help = "use `Exception` (or a more specific exception type) here"
+
+
+class LoneSurrogate(Rule):
+    """
+    ## What it does
+    Reports a string literal holding a lone UTF-16 surrogate (U+D800 to U+DFFF), such as
+    `"\\ud83d"`, or a character beyond U+FFFF written as its two halves, `"\\ud83d\\ude00"`
+    (Python keeps them as two characters).
+
+    ## Why is this bad?
+    Such a string has no UTF-8 form, so it can be neither hashed into the plan, journaled, nor
+    sent to an agent.
+
+    ## Example
+    ```python
+    smile = "\\ud83d\\ude00"
+    ```
+
+    ## Use instead
+    ```python
+    smile = "\\U0001F600"
+    ```
+    """
+
+    code = "DWF113"
+    name = "lone-surrogate"
+    message = "This string holds a lone surrogate (\\u{code}), which has no UTF-8 form"
+    help = "write the character itself, or escape a character beyond U+FFFF as `\\U0001xxxx`, not as two `\\u` halves"

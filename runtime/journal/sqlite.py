@@ -20,6 +20,7 @@ checks that every table of the schema exists (a dropped table is refused the sam
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -103,16 +104,16 @@ def _classify(error: sqlite3.Error) -> str | None:
     return next((kind for _, kind, words in ERROR_KINDS if words in text), None)
 
 
-_second: list = [None, ""]  # the last whole second `_now` formatted, and its text
-
-
 def _now() -> str:
     """The time as SQLite's `NOW` writes it (UTC, milliseconds)."""
     milliseconds = int(time.time() * 1000)
-    second = milliseconds // 1000
-    if _second[0] != second:
-        _second[:] = [second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))]
-    return f"{_second[1]}.{milliseconds % 1000:03d}Z"
+    return f"{_second_text(milliseconds // 1000)}.{milliseconds % 1000:03d}Z"
+
+
+@functools.lru_cache(maxsize=1)
+def _second_text(second: int) -> str:
+    """A whole second's UTC text, formatted once per second rather than once per group."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
 
 
 def _packed(events: list[tuple]) -> list[tuple]:
@@ -832,22 +833,19 @@ class SqliteJournal:
         (the event bus encodes each payload once, for the journal and its listeners). A `flat`
         node event joining the open group is encoded at its flush, with the group's other node
         events in one call (`_packed`)."""
-        if flat and event_type in PACKED_TYPES:
-            with self._lock:
-                last = self._group_sequences.get(run_id)
-                if last is not None and self._in_group():
-                    self._pending_events.append((run_id, last + 1, event_type, None, None, payload))
-                    self._group_sequences[run_id] = last + 1
-                    return last + 1
-            encoded = dumps_flat(payload)
-        encoded = encoded if encoded is not None else _to_json(payload)
-        if len(encoded) <= INLINE_CHARS and event_type != "run-settled":
+        deferred = flat and event_type in PACKED_TYPES  # encoded at the flush, with its packed row
+        if not deferred:
+            encoded = encoded if encoded is not None else _to_json(payload)
+        if (deferred or len(encoded) <= INLINE_CHARS) and event_type != "run-settled":
             with self._lock:
                 last = self._group_sequences.get(run_id)
                 if last is not None and self._in_group():  # the common case, without a call more
-                    self._pending_events.append((run_id, last + 1, event_type, encoded, None, None))
+                    self._pending_events.append((run_id, last + 1, event_type, None if deferred else encoded, None,
+                                                 payload if deferred else None))
                     self._group_sequences[run_id] = last + 1
                     return last + 1
+        if deferred:
+            encoded = dumps_flat(payload)
 
         def write(conn: sqlite3.Connection, grouped: bool) -> int:
             text, blob = self._stored(conn, encoded)

@@ -211,12 +211,19 @@ def _committed_events(path: Path, run_id: str) -> list[tuple[int, str]]:
     return events
 
 
-def test_a_held_group_is_invisible_to_other_connections_until_committed(tmp_path):
-    path = tmp_path / "state.db"
+def holding(path: Path) -> tuple[SqliteJournal, object]:
+    """A journal at `path` with one run, holding its commits (as a run's engine does): the
+    journal and the holder's `wake`, to release them with."""
     journal = SqliteJournal(path)
     journal.create_run(make_run())
-    wake = lambda: None
+    wake = lambda: None  # noqa: E731
     journal.hold_commits(wake)
+    return journal, wake
+
+
+def test_a_held_group_is_invisible_to_other_connections_until_committed(tmp_path):
+    path = tmp_path / "state.db"
+    journal, wake = holding(path)
     journal.put_node(make_node())
     journal.append_event("dwfrun-aaaa", "log", {"message": "grouped"})
     group = journal.open_group
@@ -818,10 +825,7 @@ def test_grouped_events_of_several_runs_get_the_sequences_their_inserts_allocate
 
 def test_a_failed_group_commit_loses_only_the_uncommitted_group(tmp_path):
     path = tmp_path / "state.db"
-    journal = SqliteJournal(path)
-    journal.create_run(make_run())
-    wake = lambda: None
-    journal.hold_commits(wake)
+    journal, wake = holding(path)
     journal.append_event("dwfrun-aaaa", "log", {"message": "kept"})
     journal.commit()
     journal.append_event("dwfrun-aaaa", "log", {"message": "lost"})
@@ -846,10 +850,7 @@ def test_a_group_left_open_is_committed_by_the_watchdog(tmp_path):
     from dwf.runtime.journal.sqlite import GROUP_MAX_AGE_S
 
     path = tmp_path / "state.db"
-    journal = SqliteJournal(path)
-    journal.create_run(make_run())
-    wake = lambda: None
-    journal.hold_commits(wake)
+    journal, wake = holding(path)
     journal.append_event("dwfrun-aaaa", "log", {"message": "left open"})
     assert journal.open_group is not None
     deadline = time.monotonic() + 20 * GROUP_MAX_AGE_S
@@ -902,10 +903,7 @@ def test_while_commits_are_held_the_watchdog_checkpoints_the_wal(tmp_path, monke
 def test_the_events_of_a_group_are_packed_into_rows_and_read_back_one_by_one(tmp_path):
     # schema 6: consecutive node events of one run share a row; the log reads as before
     path = tmp_path / "state.db"
-    journal = SqliteJournal(path)
-    journal.create_run(make_run())
-    wake = lambda: None
-    journal.hold_commits(wake)
+    journal, wake = holding(path)
     sent = [("node-queued", {"key": "a"}), ("node-started", {"key": "a"}), ("log", {"message": "between"}),
             ("usage-updated", {"key": "a", "ask": {"output_tokens": 1}}), ("node-settled", {"key": "a"}),
             ("node-progress", {"key": "b", "text": "x" * (BLOB_THRESHOLD + 10)}),  # a blob: its own row
@@ -955,10 +953,7 @@ def test_writes_held_in_a_group_land_in_the_order_they_were_made(tmp_path):
     # a group's node rows, settlements and re-writes wait for one flush; the file ends as if each
     # had been written at once
     path = tmp_path / "state.db"
-    journal = SqliteJournal(path)
-    journal.create_run(make_run())
-    wake = lambda: None
-    journal.hold_commits(wake)
+    journal, wake = holding(path)
     journal.put_node(make_node(key="a"))
     journal.settle_node("dwfrun-aaaa", "ask#1", "a", "completed", result="settled in its own group")
     journal.put_node(make_node(key="b"))

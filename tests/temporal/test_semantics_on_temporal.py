@@ -19,6 +19,9 @@ from temporal_cluster import DWFC, run_on_temporal, start_worker, stop_worker
 FIXTURE = {"rules": [
     {"instructions": "^write", "result": "refused",
      "tools": [{"tool": "write_file", "input": {"path": "x.txt", "content": "x"}, "expect": "error"}]},
+    # the strict join's failure comes after its sibling's answer: on a cluster the two activities
+    # finish in either order, and a sibling cancelled first never reports the tokens it spent
+    {"instructions": "^fail strictly", "fail": "scripted failure", "delay_s": 2},
     {"instructions": "^fail", "fail": "scripted failure"},
     {"instructions": "^question", "escalate": "Which colour?"},
     {"instructions": "^slow", "result": "late", "delay_s": 60},
